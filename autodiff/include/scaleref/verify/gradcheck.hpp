@@ -1,0 +1,177 @@
+// The gradient verifier: is a hand-derived (or tape) backward right?
+//
+// A Problem is a function of several matrix inputs, f(x_1, ..., x_n) -> y,
+// with its vector-Jacobian product backward(x, dy) = (J_1^T dy, ..., J_n^T dy),
+// given at two precisions (double and Real50) from one generic definition.
+// check() runs, and reports with measured numbers:
+//
+//  fd-double    backward vs central finite differences, both in double.
+//  fd-50        backward vs central finite differences, both in 50 digits.
+//               Agreement to ~1e-20 shows the formula is exact; an
+//               approximate formula shows its true error instead.
+//  transpose-*  <u, J^T v> (backward) = <J u, v> (J u by a finite difference
+//               along u), for random u, v: one number per pair, any shape.
+//  taylor-50    |f(x + t d) - f(x) - t <g, d>| against t, f = <v, y>: the
+//               fitted log-log slope is 2 for a right gradient, 1 for a wrong one.
+//
+// Jacobian entries: full Jacobians (every output against every input entry)
+// while outputs x input entries <= Options::full_jacobian_limit; beyond that,
+// random output projections v^T J against a random sample of input entries.
+//
+// Finite differences. Entry j of input p is stepped by
+//     h_j = eta * max(|x_j|, rms(x_p))     (eta = 1 if all of x_p is zero)
+// with eta = eps^(1/3) (6.1e-6) in double and 1e-15 in 50 digits. This departs
+// from DESIGN.md's eta * max(1, |x_j|): for inputs of scale 1e-8 that step is
+// larger than the input itself. The central quotient is Richardson-
+// extrapolated from steps h and 2h:
+//     D = (4 D(h) - D(2h)) / 3,   truncation error estimate |D(h) - D(2h)| / 3.
+// The entry's tolerance adds the finite difference's own error to the stated
+// one below: 4 x (that estimate + eps (|y+| + |y-|) / h + (eps / eta) |D|, the
+// rounding of x + h), and, for the double FD, its measured distance from the
+// 50-digit FD of the same entry: f evaluated in double can lose more than its
+// last place (gelu's tanh form cancels for large negative x), and the double
+// check judges the backward, not the finite difference.
+//
+// Tolerance of entry (a = backward, r = finite difference), per Jacobian block:
+//     |a - r| <= rtol * max|block| + rtol * (|a| + |r|) / 2 + FD error estimate
+//   rtol double 1e-6:  the double FD keeps ~eps^(2/3) = 4e-11 of f's scale,
+//                      amplified by f's conditioning (1e4 allowed); a wrong
+//                      gradient (sign, factor 2, missing term) is off by O(1).
+//   rtol 50   1e-20:   50-digit FD error ~eta^4 + 1e-50/eta ~ 1e-35 times the
+//                      conditioning; 1e-20 leaves 15 digits of room.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <scaleref/autodiff/tape.hpp>
+#include <scaleref/types.hpp>
+#include <scaleref/verify/compare.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace scaleref::verify {
+
+template <class S>
+using Inputs = std::vector<Mat<S>>;
+
+// A function of matrix inputs with its vector-Jacobian product, at one precision.
+template <class S>
+struct Differentiable {
+  std::function<Mat<S>(const Inputs<S>&)> forward;
+  // backward(x, dy)[p] = J_p^T dy, shaped like x[p].
+  std::function<Inputs<S>(const Inputs<S>&, const Mat<S>&)> backward;
+};
+
+struct Problem {
+  std::string name;                      // "rmsnorm", "tape.tanh"
+  std::vector<std::string> input_names;  // "x", "gamma", in order
+  Differentiable<double> f64;
+  Differentiable<Real50> f50;
+
+  // From generic lambdas: forward(const Inputs<S>&) -> Mat<S> and
+  // backward(const Inputs<S>&, const Mat<S>& dy) -> Inputs<S>.
+  template <class Forward, class Backward>
+  static Problem make(std::string name, std::vector<std::string> input_names, Forward forward,
+                      Backward backward);
+
+  // From a generic tape builder: build(Tape<S>&, const std::vector<Var<S>>& x) -> Var<S>.
+  // Forward is the tape's value, backward its reverse sweep.
+  template <class Build>
+  static Problem from_tape(std::string name, std::vector<std::string> input_names, Build build);
+};
+
+struct Options {
+  std::uint64_t seed = 20261122;
+  bool fd_double = true;
+  bool fd_50 = true;
+  bool transpose = true;
+  bool taylor = true;
+  long full_jacobian_limit = 4096;  // outputs x input entries, at or below: full Jacobian
+  int sampled_entries = 24;         // beyond it: entries sampled per input
+  int projections = 3;              // random v (sampled mode) and (u, v) pairs (transpose)
+  double rtol_double = 1e-6;        // see the header comment for both
+  double rtol_50 = 1e-20;
+};
+
+// One Jacobian entry, with everything known about it.
+struct Entry {
+  std::string input;  // "gamma"
+  long input_row = -1, input_col = -1;
+  std::string output;              // "y[0,3]" or "v2^T y" (a random projection)
+  std::string analytic, fd;        // this check's precision, full digits
+  std::string analytic_50, fd_50;  // the 50-digit values of the same entry, when computed
+  double abs_err = 0, rel_err = 0, tolerance = 0, step = 0;
+};
+
+struct CheckResult {
+  std::string check;  // fd-double, fd-50, transpose-double, transpose-50, taylor-50
+  std::string input;  // the input it covers, or "all"
+  bool ok = false;
+  Comparison cmp;      // counts, max abs / rel error, share of tolerance used
+  std::string regime;  // "full Jacobian 6x12", "3 projections x 24 sampled entries", ...
+  std::optional<Entry> worst;
+  double slope = 0;    // taylor only
+  std::string detail;  // taylor only: the (t, remainder) pairs
+};
+
+struct Report {
+  std::string problem;
+  std::vector<CheckResult> checks;
+
+  bool ok() const;
+  // Worst relative error over the checks named `check` (0 if none ran).
+  double worst_rel_err(std::string_view check) const;
+  const CheckResult* find(std::string_view check, std::string_view input = "") const;
+  // Multi-line: one row per check; for a failing check, its worst entry with
+  // every value, absolute and relative error, tolerance and step.
+  std::string str() const;
+};
+
+Report check(const Problem& problem, const Inputs<double>& x, const Options& options = {});
+
+// Two backward formulations of the same function (analytic vs tape) on the same
+// inputs and random output gradients, in double: one Comparison per input,
+// with |a - r| <= rtol * max|r| + rtol * (|a| + |r|) / 2.
+// DESIGN.md's "about 1e-12": rtol = 1e-12 by default.
+std::vector<Comparison> agreement(const Problem& a, const Problem& b, const Inputs<double>& x,
+                                  double rtol = 1e-12, std::uint64_t seed = 20261122);
+
+// ---- templates ----------------------------------------------------------------
+
+template <class Forward, class Backward>
+Problem Problem::make(std::string name, std::vector<std::string> input_names, Forward forward,
+                      Backward backward) {
+  Problem p{std::move(name), std::move(input_names), {}, {}};
+  p.f64.forward = [forward](const Inputs<double>& x) { return Mat<double>(forward(x)); };
+  p.f64.backward = [backward](const Inputs<double>& x, const Mat<double>& dy) {
+    return Inputs<double>(backward(x, dy));
+  };
+  p.f50.forward = [forward](const Inputs<Real50>& x) { return Mat<Real50>(forward(x)); };
+  p.f50.backward = [backward](const Inputs<Real50>& x, const Mat<Real50>& dy) {
+    return Inputs<Real50>(backward(x, dy));
+  };
+  return p;
+}
+
+template <class Build>
+Problem Problem::from_tape(std::string name, std::vector<std::string> input_names, Build build) {
+  auto forward = [build](const auto& x) {
+    using S = typename std::decay_t<decltype(x)>::value_type::Scalar;
+    autodiff::Tape<S> t;
+    std::vector<autodiff::Var<S>> leaves;
+    for (const auto& m : x) leaves.push_back(t.leaf(m));
+    return Mat<S>(t.value(build(t, leaves)));
+  };
+  auto backward = [build](const auto& x, const auto& dy) {
+    using S = typename std::decay_t<decltype(x)>::value_type::Scalar;
+    autodiff::Tape<S> t;
+    std::vector<autodiff::Var<S>> leaves;
+    for (const auto& m : x) leaves.push_back(t.leaf(m));
+    return t.gradients(build(t, leaves), dy, leaves);
+  };
+  return make(std::move(name), std::move(input_names), forward, backward);
+}
+
+}  // namespace scaleref::verify

@@ -1,0 +1,51 @@
+// The scalar and matrix types shared by every part of scaleref.
+//
+// Matrices are row-major: one row per token, one column per feature, like a
+// PyTorch [N, D] tensor. Vectors (scale vectors, biases) are 1 x D matrices.
+// Everything numeric is templated on the scalar S and instantiated for
+// double and Real50 (50 decimal digits, Boost.Multiprecision).
+#pragma once
+
+#include <Eigen/Core>
+#include <boost/multiprecision/cpp_bin_float.hpp>
+#include <boost/multiprecision/eigen.hpp>
+#include <cstdlib>
+#include <sstream>
+#include <string>
+#include <type_traits>
+
+namespace scaleref {
+
+using Real50 = boost::multiprecision::cpp_bin_float_50;
+
+template <class S>
+using Mat = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+// "[3x4]", the way error messages and reports print a shape.
+template <class Derived>
+std::string shape_str(const Eigen::EigenBase<Derived>& m) {
+  std::ostringstream os;
+  os << '[' << m.rows() << 'x' << m.cols() << ']';
+  return os.str();
+}
+
+// A decimal constant, exact to the precision of S: parsed from its decimal
+// text rather than rounded through a double first (0.044715 in 50 digits).
+template <class S>
+S from_decimal(const char* text) {
+  if constexpr (std::is_floating_point_v<S>) {
+    return static_cast<S>(std::strtold(text, nullptr));
+  } else {
+    return S(text);
+  }
+}
+
+// Converts between scalar types element by element (double <-> Real50).
+template <class To, class From>
+Mat<To> cast(const Mat<From>& m) {
+  Mat<To> out(m.rows(), m.cols());
+  for (Eigen::Index i = 0; i < m.size(); ++i) out.data()[i] = static_cast<To>(m.data()[i]);
+  return out;
+}
+
+}  // namespace scaleref
