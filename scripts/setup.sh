@@ -18,12 +18,10 @@ packages=(
   cmake            # the build
   ninja-build      # faster incremental builds
   libeigen3-dev    # Eigen3 (Eigen3Config.cmake)
-  libomp-dev       # OpenMP runtime for clang users; g++ uses libgomp
   libboost-dev     # Boost.Multiprecision and Boost.Math (header-only)
   libgtest-dev     # GoogleTest (GTestConfig.cmake)
   librapidcheck-dev  # rapidcheck + rapidcheck_gtest (rapidcheckConfig.cmake)
   libbenchmark-dev   # Google Benchmark, for the speed targets
-  python3          # plot helpers
 )
 
 missing=()
