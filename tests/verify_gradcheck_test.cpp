@@ -122,10 +122,13 @@ TEST(GradCheck, AgreementComparesTwoFormulations) {
   const Problem tape = Problem::from_tape(
       "tape", {"x", "w"}, [](auto& t, const auto& v) { return t.tanh(t.matmul(v[0], v[1])); });
   const Inputs<double> x = layer_inputs(5, 4, 3);
-  for (const auto& c : scaleref::verify::agreement(tanh_layer(Bug::none), tape, x))
+  const M dy = layer_inputs(5, 3, 1)[0];
+  for (const auto& c : scaleref::verify::agreement(tanh_layer(Bug::none), tape, x, dy))
     EXPECT_TRUE(c.ok()) << c.str();
-  const auto bad = scaleref::verify::agreement(tanh_layer(Bug::factor_two_dw), tape, x);
+  const auto bad = scaleref::verify::agreement(tanh_layer(Bug::factor_two_dw), tape, x, dy);
   EXPECT_FALSE(bad.back().ok()) << bad.back().str();
+  EXPECT_THROW(scaleref::verify::agreement(tanh_layer(Bug::none), tape, x, M::Ones(2, 2)),
+               scaleref::Error);
 }
 
 TEST(GradCheck, BadProblemsAreRejected) {

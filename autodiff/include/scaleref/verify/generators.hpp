@@ -29,6 +29,15 @@ struct Domain {
   double kink_margin = 1e-3;             // relative to max(1, |kink|)
 };
 
+// A domain of magnitudes 10^(s + e), s in [lo, hi], e in [-spread, spread], either sign.
+inline Domain decades(double lo, double hi, double spread) {
+  Domain d;
+  d.lo_decade = lo;
+  d.hi_decade = hi;
+  d.spread = spread;
+  return d;
+}
+
 // An extent in [1, max]: 1 about a quarter of the time, since D = 1 breaks
 // more code than any other size; odd sizes come up as often as even ones.
 inline rc::Gen<long> extent(long max) {

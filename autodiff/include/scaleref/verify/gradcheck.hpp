@@ -132,11 +132,17 @@ struct Report {
 Report check(const Problem& problem, const Inputs<double>& x, const Options& options = {});
 
 // Two backward formulations of the same function (analytic vs tape) on the same
-// inputs and random output gradients, in double: one Comparison per input,
-// with |a - r| <= rtol * max|r| + rtol * (|a| + |r|) / 2.
-// DESIGN.md's "about 1e-12": rtol = 1e-12 by default.
+// inputs and output gradient dy, in double: the forward first, then one
+// Comparison per input, with
+//     |a - r| <= rtol * max(max|r|, term_scale[p]) + rtol * (|a| + |r|) / 2.
+// DESIGN.md's "about 1e-12": rtol = 1e-12 by default. term_scale[p] (0 when
+// absent) is the size of the terms the gradient of input p is summed from, the
+// formula evaluated with absolute values (a running-error bound): where those
+// terms cancel, as in RMSNorm's dx at D = 1 where the exact value is 0, both
+// formulations keep only rounding noise of that size.
 std::vector<Comparison> agreement(const Problem& a, const Problem& b, const Inputs<double>& x,
-                                  double rtol = 1e-12, std::uint64_t seed = 20261122);
+                                  const Mat<double>& dy, double rtol = 1e-12,
+                                  const std::vector<double>& term_scale = {});
 
 // ---- templates ----------------------------------------------------------------
 

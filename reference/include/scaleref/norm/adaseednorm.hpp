@@ -1,0 +1,89 @@
+// AdaSeeDNorm, SeeDNorm conditioned on c (seednorm eq. 8), for diffusion
+// transformers in the style of adaLN:
+//
+//   AdaSeeDNorm(x, c) = [(sigma(x . beta^T) alpha + 1) (.) x / RMS(x)] (.) (1 + gamma(c)) + eta(c)
+//
+// gamma(c) and eta(c) come from the condition (an MLP of c, outside this
+// layer): they are inputs here, one [N, D] row per row of x; broadcast a
+// per-sample vector over its tokens before the call. The bracket is SeeDNorm
+// with its gain fixed at 1 (Config::gamma is ignored), so every SeeDNorm form
+// (heads, alpha and beta forms, sigma) carries over.
+#pragma once
+
+#include <scaleref/norm/seednorm.hpp>
+
+namespace scaleref::norm::adaseednorm {
+
+using Config = seednorm::Config;
+
+template <class S>
+struct Params {
+  Mat<S> alpha, beta;  // as in SeeDNorm
+};
+
+template <class S>
+Params<S> init(Eigen::Index d, const Config& c = {}) {
+  const seednorm::Params<S> p = seednorm::init<S>(d, c);
+  return {p.alpha, p.beta};
+}
+
+inline constexpr std::array<ParamSpec, 2> kParams{seednorm::kParams[0], seednorm::kParams[1]};
+
+template <class S>
+struct Cache {
+  seednorm::Cache<S> inner;
+  Mat<S> u;           // [N, D]: the bracket, SeeDNorm with gamma = 1
+  Mat<S> one_plus_g;  // [N, D]: 1 + gamma(c)
+};
+
+template <class S>
+struct Grads {
+  Mat<S> dx, dalpha, dbeta, dgamma_c, deta_c;
+};
+
+namespace detail {
+
+inline Config gain_one(Config c) {
+  c.gamma = true;  // the "+ 1" of eq. 8, held fixed
+  return c;
+}
+
+template <class S>
+seednorm::Params<S> inner(const Params<S>& p, Eigen::Index d) {
+  return {p.alpha, p.beta, Mat<S>::Ones(1, d)};
+}
+
+}  // namespace detail
+
+template <class S>
+Mat<S> forward(const Params<S>& p, const Config& c, const Mat<S>& x, const Mat<S>& gamma_c,
+               const Mat<S>& eta_c, Cache<S>* cache = nullptr) {
+  constexpr const char* where = "adaseednorm::forward";
+  check_input(where, x);
+  seednorm::detail::check_config(where, c, x.cols());
+  seednorm::detail::check_params(where, detail::gain_one(c), detail::inner(p, x.cols()), x.cols());
+  for (const auto& [name, m] : {std::pair{"gamma(c)", &gamma_c}, std::pair{"eta(c)", &eta_c}}) {
+    require(m->rows() == x.rows() && m->cols() == x.cols(), where, "expected ", name,
+            " shaped like x ", shape_str(x), ", got ", shape_str(*m));
+    require(all_finite(*m), where, "expected a finite ", name, ", got a non-finite entry");
+  }
+  Cache<S> local;
+  Cache<S>& k = cache ? *cache : local;
+  k.u = seednorm::forward(detail::inner(p, x.cols()), detail::gain_one(c), x, &k.inner);
+  k.one_plus_g = (gamma_c.array() + S(1)).matrix();
+  return k.u.cwiseProduct(k.one_plus_g) + eta_c;
+}
+
+// deta_c = dy,  dgamma_c = dy (.) u,  and SeeDNorm's backward (gain 1) with
+// dy (.) (1 + gamma(c)) for dx, dalpha, dbeta.
+template <class S>
+Grads<S> backward(const Params<S>& p, const Config& c, const Cache<S>& k, const Mat<S>& dy) {
+  constexpr const char* where = "adaseednorm::backward";
+  require(k.u.size() > 0, where, "the cache is empty: pass a Cache to forward first");
+  check_grad_output(where, dy, k.u.rows(), k.u.cols());
+  const seednorm::Grads<S> g = seednorm::backward(detail::inner(p, k.u.cols()), detail::gain_one(c),
+                                                  k.inner, Mat<S>(dy.cwiseProduct(k.one_plus_g)));
+  return {g.dx, g.dalpha, g.dbeta, dy.cwiseProduct(k.u), dy};
+}
+
+}  // namespace scaleref::norm::adaseednorm

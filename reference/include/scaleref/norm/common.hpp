@@ -1,0 +1,79 @@
+// What every normalization layer shares: input validation with messages that
+// name the function, the per-row RMS statistic, and the weight-decay data the
+// optimizer reads.
+#pragma once
+
+#include <cmath>
+#include <scaleref/error.hpp>
+#include <scaleref/rows.hpp>
+#include <scaleref/types.hpp>
+#include <string_view>
+
+namespace scaleref::norm {
+
+// One learnable parameter of a method: its name as the paper writes it and
+// whether the paper puts it under weight decay (with where it says so).
+struct ParamSpec {
+  std::string_view name;
+  bool weight_decay;
+  std::string_view source;
+};
+
+template <class S>
+bool all_finite(const Mat<S>& m) {
+  using std::isfinite;
+  for (Eigen::Index i = 0; i < m.size(); ++i)
+    if (!isfinite(m.data()[i])) return false;
+  return true;
+}
+
+// x is a non-empty, finite [N, D] batch.
+template <class S>
+void check_input(const char* where, const Mat<S>& x) {
+  require(x.rows() > 0 && x.cols() > 0, where, "expected a non-empty input [N x D], got ",
+          shape_str(x));
+  require(all_finite(x), where, "expected a finite input, got a non-finite entry in ",
+          shape_str(x));
+}
+
+// p is a finite 1 x D parameter row (or absent, when `present` is false).
+template <class S>
+void check_row_param(const char* where, const char* name, const Mat<S>& p, Eigen::Index d) {
+  require(p.rows() == 1 && p.cols() == d, where, "expected ", name, " [1x", d,
+          "] to match the input's D = ", d, ", got ", name, " ", shape_str(p));
+  require(all_finite(p), where, "expected a finite ", name, ", got a non-finite entry");
+}
+
+// A finite 1 x 1 parameter.
+template <class S>
+void check_scalar_param(const char* where, const char* name, const Mat<S>& p) {
+  require(p.rows() == 1 && p.cols() == 1, where, "expected ", name, " [1x1], got ", name, " ",
+          shape_str(p));
+  require(all_finite(p), where, "expected a finite ", name, ", got a non-finite value");
+}
+
+inline void check_eps(const char* where, double eps) {
+  require(std::isfinite(eps) && eps >= 0, where, "expected eps >= 0 and finite, got ", eps);
+}
+
+template <class S>
+void check_grad_output(const char* where, const Mat<S>& dy, Eigen::Index n, Eigen::Index d) {
+  require(dy.rows() == n && dy.cols() == d, where, "expected dy [", n, "x", d,
+          "] like the forward's output, got dy ", shape_str(dy));
+}
+
+// 1 / sqrt(mean(x_i^2) + eps) for each row i, as an [N, 1] column. A row whose
+// mean square plus eps is 0 (an all-zero row with eps = 0) has no RMS: Error.
+template <class S>
+Mat<S> inverse_rms(const char* where, const Mat<S>& x, double eps) {
+  using std::sqrt;
+  Mat<S> ms(x.rows(), 1);
+  const S d = S(static_cast<long>(x.cols()));
+  for_each_row(x.rows(), [&](Eigen::Index i) { ms(i, 0) = x.row(i).squaredNorm() / d + S(eps); });
+  for (Eigen::Index i = 0; i < x.rows(); ++i)  // errors are thrown outside the parallel loop
+    require(ms(i, 0) > 0, where, "row ", i,
+            " has mean square + eps = 0 (all zero, with eps = 0): its RMS is 0");
+  return ms.unaryExpr([](const S& v) { return S(S(1) / sqrt(v)); });
+}
+
+}  // namespace scaleref::norm

@@ -1,0 +1,98 @@
+// Dynamic Tanh, DyT (seednorm eq. 3; its authors' code), the normalization-free
+// baseline:
+//
+//   y = gamma (.) tanh(alpha x) + beta
+//
+// alpha is one learned scalar (initialized to 0.5); gamma the 1 x D weight;
+// beta the 1 x D bias, optional (Config::bias).
+#pragma once
+
+#include <array>
+#include <cmath>
+#include <scaleref/norm/common.hpp>
+#include <scaleref/rows.hpp>
+
+namespace scaleref::norm::dyt {
+
+struct Config {
+  bool bias = true;
+  double alpha_init = 0.5;  // the DyT authors' default
+};
+
+template <class S>
+struct Params {
+  Mat<S> alpha;  // 1 x 1
+  Mat<S> gamma;  // 1 x D
+  Mat<S> beta;   // 1 x D; ignored (may be empty) without bias
+};
+
+template <class S>
+Params<S> init(Eigen::Index d, const Config& c = {}) {
+  return {Mat<S>::Constant(1, 1, S(c.alpha_init)), Mat<S>::Ones(1, d),
+          c.bias ? Mat<S>(Mat<S>::Zero(1, d)) : Mat<S>()};
+}
+
+inline constexpr std::array<ParamSpec, 3> kParams{
+    ParamSpec{"alpha", false, "not stated by the papers; treated like a norm parameter"},
+    ParamSpec{"gamma", false, "norm gains carry no weight decay in the papers' setups"},
+    ParamSpec{"beta", false, "biases carry no weight decay in the papers' setups"}};
+
+template <class S>
+struct Cache {
+  Mat<S> x;  // [N, D]
+  Mat<S> t;  // [N, D]: tanh(alpha x)
+};
+
+template <class S>
+struct Grads {
+  Mat<S> dx, dalpha, dgamma, dbeta;  // dalpha 1 x 1; dbeta empty without bias
+};
+
+template <class S>
+Mat<S> forward(const Params<S>& p, const Config& c, const Mat<S>& x, Cache<S>* cache = nullptr) {
+  constexpr const char* where = "dyt::forward";
+  check_input(where, x);
+  check_scalar_param(where, "alpha", p.alpha);
+  check_row_param(where, "gamma", p.gamma, x.cols());
+  if (c.bias) check_row_param(where, "beta", p.beta, x.cols());
+  Cache<S> local;
+  Cache<S>& k = cache ? *cache : local;
+  k.x = x;
+  k.t.resize(x.rows(), x.cols());
+  Mat<S> y(x.rows(), x.cols());
+  const S a = p.alpha(0, 0);
+  for_each_row(x.rows(), [&](Eigen::Index i) {
+    using std::tanh;
+    for (Eigen::Index j = 0; j < x.cols(); ++j) k.t(i, j) = tanh(a * x(i, j));
+    y.row(i) = k.t.row(i).cwiseProduct(p.gamma);
+    if (c.bias) y.row(i) += p.beta;
+  });
+  return y;
+}
+
+// With u = dy (.) gamma (.) (1 - t^2), t = tanh(alpha x):
+//   dx = alpha u,  dalpha = sum of u (.) x over all entries,
+//   dgamma = sum over rows of dy (.) t,  dbeta = sum over rows of dy
+template <class S>
+Grads<S> backward(const Params<S>& p, const Config& c, const Cache<S>& k, const Mat<S>& dy) {
+  constexpr const char* where = "dyt::backward";
+  require(k.x.size() > 0, where, "the cache is empty: pass a Cache to forward first");
+  check_grad_output(where, dy, k.x.rows(), k.x.cols());
+  const Eigen::Index n = dy.rows(), d = dy.cols();
+  Mat<S> u(n, d);
+  for_each_row(n, [&](Eigen::Index i) {
+    u.row(i) =
+        (dy.row(i).cwiseProduct(p.gamma).array() * (S(1) - k.t.row(i).array().square())).matrix();
+  });
+  Grads<S> g;
+  g.dx = p.alpha(0, 0) * u;
+  g.dalpha = sum_rows<S>(n, 1, [&](Eigen::Index i, Mat<S>& acc) {
+    acc(0, 0) += u.row(i).cwiseProduct(k.x.row(i)).sum();
+  });
+  g.dgamma = sum_rows<S>(
+      n, d, [&](Eigen::Index i, Mat<S>& acc) { acc += dy.row(i).cwiseProduct(k.t.row(i)); });
+  if (c.bias) g.dbeta = sum_rows<S>(n, d, [&](Eigen::Index i, Mat<S>& acc) { acc += dy.row(i); });
+  return g;
+}
+
+}  // namespace scaleref::norm::dyt

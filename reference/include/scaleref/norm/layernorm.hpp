@@ -1,0 +1,103 @@
+// LayerNorm (seednorm eq. 1; rescale eq. 2-4), one row x of an [N, D] batch at a time:
+//
+//   mu = mean_i x_i,  var = mean_i (x_i - mu)^2,  x_hat = (x - mu) / sqrt(var + eps)
+//   y = gamma (.) x_hat + beta          (beta optional: Config::bias)
+#pragma once
+
+#include <array>
+#include <cmath>
+#include <scaleref/norm/common.hpp>
+#include <scaleref/rows.hpp>
+
+namespace scaleref::norm::layernorm {
+
+struct Config {
+  double eps = 1e-5;
+  bool bias = true;  // beta present
+};
+
+template <class S>
+struct Params {
+  Mat<S> gamma;  // 1 x D gain
+  Mat<S> beta;   // 1 x D bias; ignored (may be empty) when Config::bias is false
+};
+
+// gamma = 1, beta = 0.
+template <class S>
+Params<S> init(Eigen::Index d, const Config& c = {}) {
+  return {Mat<S>::Ones(1, d), c.bias ? Mat<S>(Mat<S>::Zero(1, d)) : Mat<S>()};
+}
+
+inline constexpr std::array<ParamSpec, 2> kParams{
+    ParamSpec{"gamma", false, "norm gains carry no weight decay in the papers' setups"},
+    ParamSpec{"beta", false, "biases carry no weight decay in the papers' setups"}};
+
+template <class S>
+struct Cache {
+  Mat<S> x_hat;  // [N, D]
+  Mat<S> r;      // [N, 1]: 1 / sqrt(var + eps)
+};
+
+template <class S>
+struct Grads {
+  Mat<S> dx, dgamma, dbeta;  // dbeta empty without bias
+};
+
+template <class S>
+Mat<S> forward(const Params<S>& p, const Config& c, const Mat<S>& x, Cache<S>* cache = nullptr) {
+  constexpr const char* where = "layernorm::forward";
+  check_input(where, x);
+  check_row_param(where, "gamma", p.gamma, x.cols());
+  if (c.bias) check_row_param(where, "beta", p.beta, x.cols());
+  check_eps(where, c.eps);
+  const Eigen::Index n = x.rows(), d = x.cols();
+  const S inv_d = S(1) / S(static_cast<long>(d));
+  Cache<S> local;
+  Cache<S>& k = cache ? *cache : local;
+  k.x_hat.resize(n, d);
+  Mat<S> var(n, 1);
+  for_each_row(n, [&](Eigen::Index i) {
+    k.x_hat.row(i) = x.row(i).array() - x.row(i).sum() * inv_d;  // centred, for now
+    var(i, 0) = k.x_hat.row(i).squaredNorm() * inv_d + S(c.eps);
+  });
+  for (Eigen::Index i = 0; i < n; ++i)
+    require(var(i, 0) > 0, where, "row ", i,
+            " has variance + eps = 0 (a constant row, with eps = 0): it cannot be normalized");
+  k.r = var.unaryExpr([](const S& v) {
+    using std::sqrt;
+    return S(S(1) / sqrt(v));
+  });
+  Mat<S> y(n, d);
+  for_each_row(n, [&](Eigen::Index i) {
+    k.x_hat.row(i) *= k.r(i, 0);
+    y.row(i) = k.x_hat.row(i).cwiseProduct(p.gamma);
+    if (c.bias) y.row(i) += p.beta;
+  });
+  return y;
+}
+
+// With g = dy (.) gamma and r = 1 / sqrt(var + eps), per row:
+//   dx     = r (g - mean_i g_i - x_hat mean_i(g_i x_hat_i))
+//   dgamma = sum over rows of dy (.) x_hat,   dbeta = sum over rows of dy
+template <class S>
+Grads<S> backward(const Params<S>& p, const Config& c, const Cache<S>& k, const Mat<S>& dy) {
+  constexpr const char* where = "layernorm::backward";
+  require(k.x_hat.size() > 0, where, "the cache is empty: pass a Cache to forward first");
+  check_grad_output(where, dy, k.x_hat.rows(), k.x_hat.cols());
+  const Eigen::Index n = dy.rows(), d = dy.cols();
+  const S inv_d = S(1) / S(static_cast<long>(d));
+  Grads<S> g;
+  g.dx.resize(n, d);
+  for_each_row(n, [&](Eigen::Index i) {
+    const Mat<S> gi = dy.row(i).cwiseProduct(p.gamma);
+    const S mean_g = gi.sum() * inv_d;
+    const S proj = gi.cwiseProduct(k.x_hat.row(i)).sum() * inv_d;
+    g.dx.row(i) = k.r(i, 0) * ((gi.array() - mean_g).matrix() - proj * k.x_hat.row(i));
+  });
+  g.dgamma = sum_rows<S>(
+      n, d, [&](Eigen::Index i, Mat<S>& acc) { acc += dy.row(i).cwiseProduct(k.x_hat.row(i)); });
+  if (c.bias) g.dbeta = sum_rows<S>(n, d, [&](Eigen::Index i, Mat<S>& acc) { acc += dy.row(i); });
+  return g;
+}
+
+}  // namespace scaleref::norm::layernorm

@@ -1,0 +1,87 @@
+// RMSNorm (seednorm eq. 2; rescale eq. 5-7), one row x of an [N, D] batch at a time:
+//
+//   RMS(x) = sqrt(mean_i x_i^2 + eps),   x_hat = x / RMS(x),   y = gamma (.) x_hat
+//
+// eps sits inside the square root, as both papers write it. With eps = 0 the
+// output is exactly invariant to x -> k x for k > 0.
+#pragma once
+
+#include <array>
+#include <scaleref/norm/common.hpp>
+#include <scaleref/rows.hpp>
+
+namespace scaleref::norm::rmsnorm {
+
+struct Config {
+  double eps = 1e-6;
+};
+
+template <class S>
+struct Params {
+  Mat<S> gamma;  // 1 x D gain
+};
+
+// gamma = 1 (the papers' and PyTorch's initialization).
+template <class S>
+Params<S> init(Eigen::Index d) {
+  return {Mat<S>::Ones(1, d)};
+}
+
+inline constexpr std::array<ParamSpec, 1> kParams{ParamSpec{
+    "gamma", false, "norm gains carry no weight decay in any of the five papers' setups"}};
+
+template <class S>
+struct Cache {
+  Mat<S> x_hat;  // [N, D]
+  Mat<S> r;      // [N, 1]: 1 / RMS(x) per row
+};
+
+template <class S>
+struct Grads {
+  Mat<S> dx, dgamma;
+};
+
+// y = gamma (.) x / RMS(x).
+template <class S>
+Mat<S> forward(const Params<S>& p, const Config& c, const Mat<S>& x, Cache<S>* cache = nullptr) {
+  constexpr const char* where = "rmsnorm::forward";
+  check_input(where, x);
+  check_row_param(where, "gamma", p.gamma, x.cols());
+  check_eps(where, c.eps);
+  Cache<S> local;
+  Cache<S>& k = cache ? *cache : local;
+  k.r = inverse_rms(where, x, c.eps);
+  k.x_hat.resize(x.rows(), x.cols());
+  Mat<S> y(x.rows(), x.cols());
+  for_each_row(x.rows(), [&](Eigen::Index i) {
+    k.x_hat.row(i) = x.row(i) * k.r(i, 0);
+    y.row(i) = k.x_hat.row(i).cwiseProduct(p.gamma);
+  });
+  return y;
+}
+
+// With g = dy (.) gamma and r = 1 / RMS(x), per row:
+//   dgamma = sum over rows of dy (.) x_hat
+//   dx     = r (g - x_hat mean_i(g_i x_hat_i))
+// from d x_hat_k / d x_l = r delta_kl - r x_hat_k x_hat_l / D; the eps inside
+// the root changes r only, not the form.
+template <class S>
+Grads<S> backward(const Params<S>& p, const Config&, const Cache<S>& k, const Mat<S>& dy) {
+  constexpr const char* where = "rmsnorm::backward";
+  require(k.x_hat.size() > 0, where, "the cache is empty: pass a Cache to forward first");
+  check_grad_output(where, dy, k.x_hat.rows(), k.x_hat.cols());
+  const Eigen::Index n = dy.rows(), d = dy.cols();
+  const S inv_d = S(1) / S(static_cast<long>(d));
+  Grads<S> g;
+  g.dx.resize(n, d);
+  for_each_row(n, [&](Eigen::Index i) {
+    const Mat<S> gi = dy.row(i).cwiseProduct(p.gamma);
+    const S proj = gi.cwiseProduct(k.x_hat.row(i)).sum() * inv_d;
+    g.dx.row(i) = k.r(i, 0) * (gi - proj * k.x_hat.row(i));
+  });
+  g.dgamma = sum_rows<S>(
+      n, d, [&](Eigen::Index i, Mat<S>& acc) { acc += dy.row(i).cwiseProduct(k.x_hat.row(i)); });
+  return g;
+}
+
+}  // namespace scaleref::norm::rmsnorm

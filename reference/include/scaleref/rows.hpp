@@ -1,0 +1,41 @@
+// Row-parallel loops and row reductions that give the same bits for any
+// number of OpenMP threads.
+//
+// for_each_row(n, f) runs f(i) for every row, split across threads; each row's
+// work must touch only that row. sum_rows(n, width, f) sums per-row
+// contributions f(i, acc) (f adds row i's 1 x width contribution into acc) in
+// a fixed order: rows are cut into blocks of kRowBlock (a constant, not a
+// function of the thread count), each block is summed in row order, and the
+// block sums are added in block order (the two-stage scheme of Liger-Kernel
+// and apex, here on the CPU).
+#pragma once
+
+#include <scaleref/types.hpp>
+
+namespace scaleref {
+
+inline constexpr Eigen::Index kRowBlock = 64;
+
+template <class F>
+void for_each_row(Eigen::Index n, F&& f) {
+#pragma omp parallel for schedule(static)
+  for (Eigen::Index i = 0; i < n; ++i) f(i);
+}
+
+template <class S, class F>
+Mat<S> sum_rows(Eigen::Index n, Eigen::Index width, F&& f) {
+  const Eigen::Index blocks = (n + kRowBlock - 1) / kRowBlock;
+  Mat<S> partial = Mat<S>::Zero(blocks, width);
+#pragma omp parallel for schedule(static)
+  for (Eigen::Index b = 0; b < blocks; ++b) {
+    Mat<S> acc = Mat<S>::Zero(1, width);
+    const Eigen::Index end = std::min(n, (b + 1) * kRowBlock);
+    for (Eigen::Index i = b * kRowBlock; i < end; ++i) f(i, acc);
+    partial.row(b) = acc;
+  }
+  Mat<S> total = Mat<S>::Zero(1, width);
+  for (Eigen::Index b = 0; b < blocks; ++b) total += partial.row(b);
+  return total;
+}
+
+}  // namespace scaleref
