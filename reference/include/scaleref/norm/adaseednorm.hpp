@@ -81,9 +81,9 @@ Grads<S> backward(const Params<S>& p, const Config& c, const Cache<S>& k, const 
   constexpr const char* where = "adaseednorm::backward";
   require(k.u.size() > 0, where, "the cache is empty: pass a Cache to forward first");
   check_grad_output(where, dy, k.u.rows(), k.u.cols());
-  const seednorm::Grads<S> g = seednorm::backward(detail::inner(p, k.u.cols()), detail::gain_one(c),
-                                                  k.inner, Mat<S>(dy.cwiseProduct(k.one_plus_g)));
-  return {g.dx, g.dalpha, g.dbeta, dy.cwiseProduct(k.u), dy};
+  seednorm::Grads<S> g = seednorm::backward(detail::inner(p, k.u.cols()), detail::gain_one(c),
+                                            k.inner, Mat<S>(dy.cwiseProduct(k.one_plus_g)));
+  return {std::move(g.dx), std::move(g.dalpha), std::move(g.dbeta), dy.cwiseProduct(k.u), dy};
 }
 
 }  // namespace scaleref::norm::adaseednorm
