@@ -46,7 +46,8 @@ TEST(DyT, InitializesAsTheAuthorsDoAndSaturates) {
 }
 
 TEST(DyT, BackwardIsThreadCountIndependent) {
-  const long n = 257, d = 20;
+  const long d = 20, n = kParallelEntries / d + 5;  // threads run: above the threshold
+  ASSERT_GE(n * d, kParallelEntries);
   M x(n, d), dy(n, d);
   for (long i = 0; i < x.size(); ++i) {
     x.data()[i] = 3 * std::sin(0.41 * i);

@@ -91,7 +91,7 @@ Index g_d = kDefaultSize;
 template <class F>
 Mat<double> fill(Index n, Index d, F f) {
   Mat<double> m(n, d);
-  scaleref::for_each_row(n, [&](Index i) {
+  scaleref::for_each_row(n, d, [&](Index i) {
     for (Index j = 0; j < d; ++j) m(i, j) = f(static_cast<double>(i), static_cast<double>(j));
   });
   return m;

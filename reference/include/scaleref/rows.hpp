@@ -1,7 +1,7 @@
 // Row-parallel loops and row reductions that give the same bits for any
 // number of OpenMP threads.
 //
-// for_each_row(n, f) runs f(i) for every row, split across threads; each row's
+// for_each_row(n, width, f) runs f(i) for every row, split across threads; each row's
 // work must touch only that row. sum_rows(n, width, f) sums per-row
 // contributions f(i, acc) (f adds row i's 1 x width contribution into acc) in
 // a fixed order: rows are cut into blocks of kRowBlock (a constant, not a
@@ -16,9 +16,14 @@ namespace scaleref {
 
 inline constexpr Eigen::Index kRowBlock = 64;
 
+// Threads start only above this many entries: a parallel region costs
+// microseconds, and far more when processes share the cores (ctest -j).
+inline constexpr Eigen::Index kParallelEntries = 1 << 15;
+
+// f(i) for every row i of an [n, width] batch.
 template <class F>
-void for_each_row(Eigen::Index n, F&& f) {
-#pragma omp parallel for schedule(static)
+void for_each_row(Eigen::Index n, Eigen::Index width, F&& f) {
+#pragma omp parallel for schedule(static) if (n > 1 && n * width >= kParallelEntries)
   for (Eigen::Index i = 0; i < n; ++i) f(i);
 }
 
@@ -26,7 +31,7 @@ template <class S, class F>
 Mat<S> sum_rows(Eigen::Index n, Eigen::Index width, F&& f) {
   const Eigen::Index blocks = (n + kRowBlock - 1) / kRowBlock;
   Mat<S> partial = Mat<S>::Zero(blocks, width);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (blocks > 1 && n * width >= kParallelEntries)
   for (Eigen::Index b = 0; b < blocks; ++b) {
     Mat<S> acc = Mat<S>::Zero(1, width);
     const Eigen::Index end = std::min(n, (b + 1) * kRowBlock);

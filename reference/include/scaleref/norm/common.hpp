@@ -69,7 +69,8 @@ Mat<S> inverse_rms(const char* where, const Mat<S>& x, double eps) {
   using std::sqrt;
   Mat<S> ms(x.rows(), 1);
   const S d = S(static_cast<long>(x.cols()));
-  for_each_row(x.rows(), [&](Eigen::Index i) { ms(i, 0) = x.row(i).squaredNorm() / d + S(eps); });
+  for_each_row(x.rows(), x.cols(),
+               [&](Eigen::Index i) { ms(i, 0) = x.row(i).squaredNorm() / d + S(eps); });
   for (Eigen::Index i = 0; i < x.rows(); ++i)  // errors are thrown outside the parallel loop
     require(ms(i, 0) > 0, where, "row ", i,
             " has mean square + eps = 0 (all zero, with eps = 0): its RMS is 0");

@@ -61,7 +61,7 @@ Mat<S> forward(const Params<S>& p, const Config& c, const Mat<S>& x, Cache<S>* c
   k.t.resize(x.rows(), x.cols());
   Mat<S> y(x.rows(), x.cols());
   const S a = p.alpha(0, 0);
-  for_each_row(x.rows(), [&](Eigen::Index i) {
+  for_each_row(x.rows(), x.cols(), [&](Eigen::Index i) {
     using std::tanh;
     for (Eigen::Index j = 0; j < x.cols(); ++j) k.t(i, j) = tanh(a * x(i, j));
     y.row(i) = k.t.row(i).cwiseProduct(p.gamma);
@@ -80,7 +80,7 @@ Grads<S> backward(const Params<S>& p, const Config& c, const Cache<S>& k, const 
   check_grad_output(where, dy, k.x.rows(), k.x.cols());
   const Eigen::Index n = dy.rows(), d = dy.cols();
   Mat<S> u(n, d);
-  for_each_row(n, [&](Eigen::Index i) {
+  for_each_row(n, d, [&](Eigen::Index i) {
     u.row(i) =
         (dy.row(i).cwiseProduct(p.gamma).array() * (S(1) - k.t.row(i).array().square())).matrix();
   });

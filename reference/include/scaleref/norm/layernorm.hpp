@@ -56,7 +56,7 @@ Mat<S> forward(const Params<S>& p, const Config& c, const Mat<S>& x, Cache<S>* c
   Cache<S>& k = cache ? *cache : local;
   k.x_hat.resize(n, d);
   Mat<S> var(n, 1);
-  for_each_row(n, [&](Eigen::Index i) {
+  for_each_row(n, d, [&](Eigen::Index i) {
     k.x_hat.row(i) = x.row(i).array() - x.row(i).sum() * inv_d;  // centred, for now
     var(i, 0) = k.x_hat.row(i).squaredNorm() * inv_d + S(c.eps);
   });
@@ -68,7 +68,7 @@ Mat<S> forward(const Params<S>& p, const Config& c, const Mat<S>& x, Cache<S>* c
     return S(S(1) / sqrt(v));
   });
   Mat<S> y(n, d);
-  for_each_row(n, [&](Eigen::Index i) {
+  for_each_row(n, d, [&](Eigen::Index i) {
     k.x_hat.row(i) *= k.r(i, 0);
     y.row(i) = k.x_hat.row(i).cwiseProduct(p.gamma);
     if (c.bias) y.row(i) += p.beta;
@@ -88,7 +88,7 @@ Grads<S> backward(const Params<S>& p, const Config& c, const Cache<S>& k, const 
   const S inv_d = S(1) / S(static_cast<long>(d));
   Grads<S> g;
   g.dx.resize(n, d);
-  for_each_row(n, [&](Eigen::Index i) {
+  for_each_row(n, d, [&](Eigen::Index i) {
     const Mat<S> gi = dy.row(i).cwiseProduct(p.gamma);
     const S mean_g = gi.sum() * inv_d;
     const S proj = gi.cwiseProduct(k.x_hat.row(i)).sum() * inv_d;

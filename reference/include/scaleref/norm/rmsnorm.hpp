@@ -53,7 +53,7 @@ Mat<S> forward(const Params<S>& p, const Config& c, const Mat<S>& x, Cache<S>* c
   k.r = inverse_rms(where, x, c.eps);
   k.x_hat.resize(x.rows(), x.cols());
   Mat<S> y(x.rows(), x.cols());
-  for_each_row(x.rows(), [&](Eigen::Index i) {
+  for_each_row(x.rows(), x.cols(), [&](Eigen::Index i) {
     k.x_hat.row(i) = x.row(i) * k.r(i, 0);
     y.row(i) = k.x_hat.row(i).cwiseProduct(p.gamma);
   });
@@ -74,7 +74,7 @@ Grads<S> backward(const Params<S>& p, const Config&, const Cache<S>& k, const Ma
   const S inv_d = S(1) / S(static_cast<long>(d));
   Grads<S> g;
   g.dx.resize(n, d);
-  for_each_row(n, [&](Eigen::Index i) {
+  for_each_row(n, d, [&](Eigen::Index i) {
     const Mat<S> gi = dy.row(i).cwiseProduct(p.gamma);
     const S proj = gi.cwiseProduct(k.x_hat.row(i)).sum() * inv_d;
     g.dx.row(i) = k.r(i, 0) * (gi - proj * k.x_hat.row(i));

@@ -134,7 +134,7 @@ Mat<S> forward(const Params<S>& p, const Config& c, const Mat<S>& x, Cache<S>* c
   k.z.resize(n, detail::sigma_count(c, d));
   k.scale.resize(n, d);
   Mat<S> y(n, d);
-  for_each_row(n, [&](Eigen::Index i) {
+  for_each_row(n, d, [&](Eigen::Index i) {
     k.x_hat.row(i) = x.row(i) * k.r(i, 0);
     for (Eigen::Index h = 0; h < c.heads; ++h) {
       const Eigen::Index b = h * w;  // this head's first column
@@ -194,7 +194,7 @@ Grads<S> backward(const Params<S>& p, const Config& c, const Cache<S>& k, const 
   const Eigen::Index n = dy.rows(), d = dy.cols(), w = d / c.heads;
   const S inv_d = S(1) / S(static_cast<long>(d));
   Mat<S> dx(n, d), dalpha_rows = Mat<S>::Zero(n, d), dbeta_rows = Mat<S>::Zero(n, d);
-  for_each_row(n, [&](Eigen::Index i) {
+  for_each_row(n, d, [&](Eigen::Index i) {
     const Mat<S> q = dy.row(i).cwiseProduct(k.x_hat.row(i));
     dx.row(i).setZero();
     for (Eigen::Index h = 0; h < c.heads; ++h) {
