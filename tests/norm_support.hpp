@@ -65,4 +65,131 @@ inline void check_three_ways(const verify::Problem& analytic, const verify::Prob
   RC_ASSERT(t.ok());
 }
 
+// ---- SeeDNorm -------------------------------------------------------------------
+
+namespace seed = norm::seednorm;
+
+// Any valid SeeDNorm config for width d: every activation, alpha and beta
+// form, gamma on or off, and heads among the divisors of d.
+inline rc::Gen<seed::Config> seednorm_config(long d) {
+  std::vector<int> divisors;
+  for (int h = 1; h <= d; ++h)
+    if (d % h == 0) divisors.push_back(h);
+  return rc::gen::map(
+      rc::gen::tuple(
+          eps(), rc::gen::elementOf(norm::kActivations),
+          rc::gen::element(seed::AlphaForm::vector, seed::AlphaForm::scalar, seed::AlphaForm::none),
+          rc::gen::element(seed::BetaForm::dot, seed::BetaForm::elementwise, seed::BetaForm::none),
+          rc::gen::arbitrary<bool>(), rc::gen::elementOf(divisors)),
+      [](const auto& t) {
+        seed::Config c;
+        std::tie(c.eps, c.sigma, c.alpha, c.beta, c.gamma, c.heads) = t;
+        if (c.beta == seed::BetaForm::elementwise) c.heads = 1;  // no dot product to split
+        if (c.beta == seed::BetaForm::none) c.alpha = seed::AlphaForm::vector;
+        return c;
+      });
+}
+
+// Parameters away from their initial values. beta is scaled to x, so that
+// sigma's argument x_h . beta_h stays between about 0.01 and 3 whatever the
+// scale of x: from sigma's linear part into its saturation.
+inline rc::Gen<seed::Params<double>> seednorm_params(const seed::Config& c, const M& x) {
+  const long d = x.cols(), w = d / c.heads;
+  return rc::gen::map(
+      rc::gen::tuple(parameter(d), parameter(1),
+                     verify::gen::matrix(1, d, verify::gen::decades(-2, 0, 0.5)), parameter(d)),
+      [c, x, w](const auto& t) {
+        seed::Params<double> p;
+        const auto& [alpha_v, alpha_s, beta, gamma] = t;
+        if (c.alpha == seed::AlphaForm::vector) p.alpha = alpha_v;
+        if (c.alpha == seed::AlphaForm::scalar) p.alpha = alpha_s;
+        if (c.beta != seed::BetaForm::none)
+          p.beta =
+              beta / (rms_of(x) * (c.beta == seed::BetaForm::dot ? std::sqrt(double(w)) : 1.0));
+        if (c.gamma) p.gamma = gamma;
+        return p;
+      });
+}
+
+inline Inputs<double> seednorm_inputs(const seed::Params<double>& p, const M& x) {
+  Inputs<double> in{x};
+  for (const M* m : {&p.alpha, &p.beta, &p.gamma})
+    if (m->size()) in.push_back(*m);
+  return in;
+}
+
+// Keeps sigma's arguments away from the points where the checks cannot judge:
+// hardtanh's kinks at +-1 and softsign's kink in sigma'' at 0 (central
+// differences lose an order there), and gelu below -6, where its tanh form in
+// double cancels (the tape's catalog found it; 50 digits are exact).
+inline bool sigma_arguments_are_checkable(const seed::Config& c, const Mat<double>& z) {
+  for (long i = 0; i < z.size(); ++i) {
+    const double v = z.data()[i];
+    if (c.sigma == norm::Activation::hardtanh && std::abs(std::abs(v) - 1) < 1e-3) return false;
+    if (c.sigma == norm::Activation::softsign && std::abs(v) < 1e-9) return false;
+    if (c.sigma == norm::Activation::gelu && v < -6) return false;
+  }
+  return true;
+}
+
+// The size of the terms each SeeDNorm gradient is summed from: its backward
+// (seednorm.hpp) evaluated with absolute values, |sigma'| bounded by 1.2 (the
+// largest over the six activations is gelu's 1.13), plus the rounding of
+// x . beta carried through sigma into the output. A running-error bound for
+// verify::agreement, in the order of seednorm_inputs.
+inline std::vector<double> seednorm_term_scale(const seed::Config& c, const seed::Params<double>& p,
+                                               const M& x, const M& dy) {
+  seed::Cache<double> k;
+  seed::forward(p, c, x, &k);
+  const long n = x.rows(), d = x.cols(), w = d / c.heads;
+  auto a = [&](long j) {
+    return c.alpha == seed::AlphaForm::vector   ? std::abs(p.alpha(0, j))
+           : c.alpha == seed::AlphaForm::scalar ? std::abs(p.alpha(0, 0))
+                                                : 1.0;
+  };
+  const double beta_max = p.beta.size() ? p.beta.cwiseAbs().maxCoeff() : 0.0;
+  M dalpha = M::Zero(1, d), dbeta = M::Zero(1, d);
+  double sx = 0;
+  for (long i = 0; i < n; ++i) {
+    const M q = dy.row(i).cwiseProduct(k.x_hat.row(i)).cwiseAbs();
+    M g = dy.row(i).cwiseAbs().cwiseProduct(k.scale.row(i).cwiseAbs());
+    if (c.gamma) g += dy.row(i).cwiseAbs().cwiseProduct(p.gamma.cwiseAbs());
+    const M xh = k.x_hat.row(i).cwiseAbs();
+    double direct = 0;  // the dz beta (or dz) part of dx
+    for (long h = 0; h < c.heads; ++h) {
+      const long b = h * w;
+      for (long j = b; j < b + w; ++j) {
+        if (c.beta == seed::BetaForm::dot) {
+          double dz = 0, zsum = 0;
+          for (long l = b; l < b + w; ++l) {
+            dz += 1.2 * a(l) * q(0, l);
+            zsum += std::abs(x(i, l) * p.beta(0, l));
+          }
+          dalpha(0, j) += std::abs(norm::activate(c.sigma, k.z(i, h))) * q(0, j);
+          dbeta(0, j) += dz * std::abs(x(i, j));
+          direct = std::max(direct, dz * beta_max + k.r(i, 0) * dy.row(i).cwiseAbs().maxCoeff() *
+                                                        1.2 * a(j) * zsum);
+        } else if (c.beta == seed::BetaForm::elementwise) {
+          const double dz = 1.2 * a(j) * q(0, j);
+          dalpha(0, j) += std::abs(norm::activate(c.sigma, k.z(i, j))) * q(0, j);
+          dbeta(0, j) += dz * std::abs(x(i, j));
+          direct = std::max(direct, dz * beta_max);
+        } else {
+          const double head_q = q.row(0).segment(b, w).sum();
+          dalpha(0, j) += std::abs(norm::activate(c.sigma, k.z(i, j))) * head_q;
+          direct = std::max(direct, 1.2 * a(j) * head_q);
+        }
+      }
+    }
+    sx = std::max(sx,
+                  k.r(i, 0) * (g.maxCoeff() + xh.maxCoeff() * g.cwiseProduct(xh).mean()) + direct);
+  }
+  std::vector<double> s{sx};
+  if (c.alpha == seed::AlphaForm::vector) s.push_back(dalpha.maxCoeff());
+  if (c.alpha == seed::AlphaForm::scalar) s.push_back(dalpha.sum());
+  if (c.beta != seed::BetaForm::none) s.push_back(dbeta.maxCoeff());
+  if (c.gamma) s.push_back(column_abs_sum(dy.cwiseProduct(k.x_hat)));
+  return s;
+}
+
 }  // namespace scaleref::test
