@@ -139,8 +139,11 @@ RC_GTEST_PROP(SeeDNorm, IsRMSNormWhenAlphaOrBetaIsZero, ()) {
   // folded into the gain first): a few ulps of each row's terms.
   const double tol = 8 * 2.2e-16;
   RC_ASSERT(((ys - yr).array().abs() <= tol * (1 + yr.array().abs())).all());
-  RC_ASSERT((gs.dx - gr.dx).cwiseAbs().maxCoeff() <=
-            tol * 4 * gr.dx.cwiseAbs().maxCoeff() + 1e-300);
+  // dx = r (g - x_hat mean(g x_hat)) cancels (to 0 at D = 1): judged against its
+  // terms, r |dy| |gain| (1 + sqrt(D)), not against itself.
+  const double dx_terms = kr.r.maxCoeff() * dy.cwiseAbs().maxCoeff() *
+                          as_rms.gamma.cwiseAbs().maxCoeff() * (1 + std::sqrt(double(d)));
+  RC_ASSERT((gs.dx - gr.dx).cwiseAbs().maxCoeff() <= tol * 4 * dx_terms);
   RC_ASSERT((gs.dgamma - gr.dgamma).cwiseAbs().maxCoeff() <=
             tol * column_abs_sum(dy.cwiseProduct(kr.x_hat)));
 }
