@@ -96,33 +96,25 @@ TEST(RMSNorm, BackwardIsBitwiseRepeatableAndThreadCountIndependent) {
 TEST(RMSNorm, BadInputIsRejectedWithAClearError) {
   const M x = M::Ones(2, 4);
   const rms::Params<double> p = rms::init<double>(4);
-  auto message = [](auto&& f) {
-    try {
-      f();
-    } catch (const Error& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
-  EXPECT_NE(message([&] { rms::forward(p, {-1e-6}, x); }).find("eps >= 0"), std::string::npos);
-  EXPECT_NE(message([&] { rms::forward(rms::init<double>(3), {}, x); }).find("gamma [1x4]"),
+  EXPECT_NE(error_of([&] { rms::forward(p, {-1e-6}, x); }).find("eps >= 0"), std::string::npos);
+  EXPECT_NE(error_of([&] { rms::forward(rms::init<double>(3), {}, x); }).find("gamma [1x4]"),
             std::string::npos);
-  EXPECT_NE(message([&] { rms::forward(p, {}, M(0, 4)); }).find("non-empty"), std::string::npos);
+  EXPECT_NE(error_of([&] { rms::forward(p, {}, M(0, 4)); }).find("non-empty"), std::string::npos);
   M zero_row = x;
   zero_row.row(1).setZero();
-  EXPECT_NE(message([&] { rms::forward(p, {0.0}, zero_row); }).find("row 1"), std::string::npos);
+  EXPECT_NE(error_of([&] { rms::forward(p, {0.0}, zero_row); }).find("row 1"), std::string::npos);
   EXPECT_NO_THROW(rms::forward(p, {1e-6}, zero_row));  // eps > 0 handles a zero row
   rms::Params<double> nan = p;
   nan.gamma(0, 2) = std::nan("");
-  EXPECT_NE(message([&] { rms::forward(nan, {}, x); }).find("finite gamma"), std::string::npos);
+  EXPECT_NE(error_of([&] { rms::forward(nan, {}, x); }).find("finite gamma"), std::string::npos);
   M inf = x;
   inf(0, 0) = HUGE_VAL;
-  EXPECT_NE(message([&] { rms::forward(p, {}, inf); }).find("finite input"), std::string::npos);
+  EXPECT_NE(error_of([&] { rms::forward(p, {}, inf); }).find("finite input"), std::string::npos);
   rms::Cache<double> k;
   rms::forward(p, {}, x, &k);
-  EXPECT_NE(message([&] { rms::backward(p, {}, k, M(M::Ones(2, 3))); }).find("dy [2x4]"),
+  EXPECT_NE(error_of([&] { rms::backward(p, {}, k, M(M::Ones(2, 3))); }).find("dy [2x4]"),
             std::string::npos);
-  EXPECT_NE(message([&] {
+  EXPECT_NE(error_of([&] {
               rms::backward(p, {}, rms::Cache<double>{}, M(M::Ones(2, 4)));
             }).find("cache is empty"),
             std::string::npos);

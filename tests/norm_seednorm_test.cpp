@@ -223,15 +223,6 @@ TEST(SeeDNorm, BackwardIsThreadCountIndependent) {
   EXPECT_TRUE(a.dx == b.dx && a.dalpha == b.dalpha && a.dbeta == b.dbeta && a.dgamma == b.dgamma);
 }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "no error";
-}
-
 TEST(SeeDNorm, BadInputIsRejectedWithAClearError) {
   const M x = M::Ones(2, 6);
   seed::Config c;

@@ -29,6 +29,16 @@ inline rc::Gen<M> parameter(long d) {
 // eps in {0, 1e-12, 1e-6, 1e-2, 1}: from none to one that swamps small inputs.
 inline rc::Gen<double> eps() { return rc::gen::element(0.0, 1e-12, 1e-6, 1e-2, 1.0); }
 
+// The message of the scaleref::Error that f throws, or "no error".
+inline std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
 inline double rms_of(const M& x) {
   return std::sqrt(x.squaredNorm() / static_cast<double>(x.size()));
 }

@@ -77,4 +77,14 @@ Mat<S> inverse_rms(const char* where, const Mat<S>& x, double eps) {
   return ms.unaryExpr([](const S& v) { return S(S(1) / sqrt(v)); });
 }
 
+// The backward of x_hat = x / RMS(x) for one row: given g = dL/dx_hat and
+// r = 1 / RMS(x), dL/dx = r (g - x_hat mean_i(g_i x_hat_i)), from
+// d x_hat_k / d x_l = r delta_kl - r x_hat_k x_hat_l / D (eps inside the root
+// changes r only). Shared by RMSNorm, SeeDNorm and AdaSeeDNorm.
+template <class S, class G, class X>
+Mat<S> rms_normalize_backward(const S& r, const G& g, const X& x_hat) {
+  const S proj = g.cwiseProduct(x_hat).sum() / S(static_cast<long>(g.size()));
+  return r * (g - proj * x_hat);
+}
+
 }  // namespace scaleref::norm

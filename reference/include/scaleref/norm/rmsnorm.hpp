@@ -62,22 +62,18 @@ Mat<S> forward(const Params<S>& p, const Config& c, const Mat<S>& x, Cache<S>* c
 
 // With g = dy (.) gamma and r = 1 / RMS(x), per row:
 //   dgamma = sum over rows of dy (.) x_hat
-//   dx     = r (g - x_hat mean_i(g_i x_hat_i))
-// from d x_hat_k / d x_l = r delta_kl - r x_hat_k x_hat_l / D; the eps inside
-// the root changes r only, not the form.
+//   dx     = r (g - x_hat mean_i(g_i x_hat_i))      (rms_normalize_backward)
 template <class S>
 Grads<S> backward(const Params<S>& p, const Config&, const Cache<S>& k, const Mat<S>& dy) {
   constexpr const char* where = "rmsnorm::backward";
   require(k.x_hat.size() > 0, where, "the cache is empty: pass a Cache to forward first");
   check_grad_output(where, dy, k.x_hat.rows(), k.x_hat.cols());
   const Eigen::Index n = dy.rows(), d = dy.cols();
-  const S inv_d = S(1) / S(static_cast<long>(d));
   Grads<S> g;
   g.dx.resize(n, d);
   for_each_row(n, d, [&](Eigen::Index i) {
-    const Mat<S> gi = dy.row(i).cwiseProduct(p.gamma);
-    const S proj = gi.cwiseProduct(k.x_hat.row(i)).sum() * inv_d;
-    g.dx.row(i) = k.r(i, 0) * (gi - proj * k.x_hat.row(i));
+    g.dx.row(i) = rms_normalize_backward<S>(k.r(i, 0), Mat<S>(dy.row(i).cwiseProduct(p.gamma)),
+                                            k.x_hat.row(i));
   });
   g.dgamma = sum_rows<S>(
       n, d, [&](Eigen::Index i, Mat<S>& acc) { acc += dy.row(i).cwiseProduct(k.x_hat.row(i)); });

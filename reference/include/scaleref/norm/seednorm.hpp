@@ -192,7 +192,6 @@ Grads<S> backward(const Params<S>& p, const Config& c, const Cache<S>& k, const 
   require(k.x.size() > 0, where, "the cache is empty: pass a Cache to forward first");
   check_grad_output(where, dy, k.x.rows(), k.x.cols());
   const Eigen::Index n = dy.rows(), d = dy.cols(), w = d / c.heads;
-  const S inv_d = S(1) / S(static_cast<long>(d));
   Mat<S> dx(n, d), dalpha_rows = Mat<S>::Zero(n, d), dbeta_rows = Mat<S>::Zero(n, d);
   for_each_row(n, d, [&](Eigen::Index i) {
     const Mat<S> q = dy.row(i).cwiseProduct(k.x_hat.row(i));
@@ -235,8 +234,7 @@ Grads<S> backward(const Params<S>& p, const Config& c, const Cache<S>& k, const 
     }
     Mat<S> g = dy.row(i).cwiseProduct(k.scale.row(i));
     if (c.gamma) g += dy.row(i).cwiseProduct(p.gamma);
-    const S proj = g.cwiseProduct(k.x_hat.row(i)).sum() * inv_d;
-    dx.row(i) += k.r(i, 0) * (g - proj * k.x_hat.row(i));
+    dx.row(i) += rms_normalize_backward<S>(k.r(i, 0), g, k.x_hat.row(i));
   });
   Grads<S> out;
   out.dx = std::move(dx);
