@@ -215,6 +215,7 @@ void add_fd_checks(Report& rep, const char* check, const Problem& pr, const Bloc
         allowance.data()[i] += std::abs(to_d(F.data()[i]) - to_d(b50->fd[p].data()[i]));
     c.cmp = compare<S>(pr.name + " " + check + " d/d" + c.input, A, F, tol, allowance);
     c.ok = c.cmp.ok();
+    c.scale = block;
     std::ostringstream regime;
     if (L.full)
       regime << "full Jacobian " << A.rows() << "x" << x[p].size();
@@ -307,6 +308,7 @@ template <class S>
 CheckResult transpose_result(const char* check, const Problem& pr, const Transposed<S>& t,
                              const Mat<double>& allowance, double rtol) {
   CheckResult c;
+  for (long q = 0; q < t.rhs.size(); ++q) c.scale = std::max(c.scale, std::abs(to_d(t.rhs(0, q))));
   c.check = check;
   c.input = "all";
   c.cmp = compare<S>(
@@ -404,6 +406,13 @@ double Report::worst_rel_err(std::string_view check) const {
   double w = 0;
   for (const auto& c : checks)
     if (c.check == check) w = std::max(w, c.cmp.max_rel_err);
+  return w;
+}
+
+double Report::worst_normwise_err(std::string_view check) const {
+  double w = 0;
+  for (const auto& c : checks)
+    if (c.check == check && c.scale > 0) w = std::max(w, c.cmp.max_abs_err / c.scale);
   return w;
 }
 

@@ -122,6 +122,7 @@ struct CheckResult {
   Comparison cmp;      // counts, max abs / rel error, share of tolerance used
   std::string regime;  // "full Jacobian 6x12", "3 projections x 24 sampled entries", ...
   std::optional<Entry> worst;
+  double scale = 0;    // fd / transpose: the size errors are judged against
   double slope = 0;    // taylor only
   std::string detail;  // taylor only: the (t, remainder) pairs
 };
@@ -131,8 +132,12 @@ struct Report {
   std::vector<CheckResult> checks;
 
   bool ok() const;
-  // Worst relative error over the checks named `check` (0 if none ran).
+  // Worst entrywise relative error |a - r| / max(|a|, |r|) over the checks
+  // named `check` (0 if none ran); dominated by entries near 0.
   double worst_rel_err(std::string_view check) const;
+  // Worst normwise error max|a - r| / scale over those checks: the number to
+  // quote for "agrees to ..." (scale: the Jacobian block's size).
+  double worst_normwise_err(std::string_view check) const;
   const CheckResult* find(std::string_view check, std::string_view input = "") const;
   // Multi-line: one row per check; for a failing check, its worst entry with
   // every value, absolute and relative error, tolerance and step.
