@@ -1,0 +1,49 @@
+#include <scaleref/autodiff/sdd.hpp>
+
+namespace scaleref::autodiff {
+
+namespace {
+template <class In>
+using ScalarOf = typename std::decay_t<In>::value_type::Scalar;
+}  // namespace
+
+verify::Problem analytic_linear() {
+  return verify::Problem::make(
+      "linear", {"x", "W"},
+      [](const auto& in) { return linear::forward<ScalarOf<decltype(in)>>({in[1]}, in[0]); },
+      [](const auto& in, const auto& dy) {
+        using S = ScalarOf<decltype(in)>;
+        linear::Cache<S> k;
+        linear::forward<S>({in[1]}, in[0], &k);
+        const auto g = linear::backward<S>({in[1]}, k, dy);
+        return std::vector<Mat<S>>{g.dx, g.dW};
+      });
+}
+
+verify::Problem tape_linear_problem() {
+  return verify::Problem::from_tape(
+      "tape linear", {"x", "W"}, [](auto& t, const auto& v) { return tape_linear(t, v[0], v[1]); });
+}
+
+verify::Problem analytic_sdd(const sdd::Config& c) {
+  return verify::Problem::make(
+      "sdd", {"x", "V", "alpha"},
+      [c](const auto& in) {
+        return sdd::forward<ScalarOf<decltype(in)>>({in[1], in[2]}, c, in[0]);
+      },
+      [c](const auto& in, const auto& dy) {
+        using S = ScalarOf<decltype(in)>;
+        sdd::Cache<S> k;
+        sdd::forward<S>({in[1], in[2]}, c, in[0], &k);
+        const auto g = sdd::backward<S>({in[1], in[2]}, c, k, dy);
+        return std::vector<Mat<S>>{g.dx, g.dV, g.dalpha};
+      });
+}
+
+verify::Problem tape_sdd_problem(const sdd::Config& c) {
+  return verify::Problem::from_tape("tape sdd", {"x", "V", "alpha"}, [c](auto& t, const auto& v) {
+    return tape_sdd(t, v[0], v[1], v[2], c);
+  });
+}
+
+}  // namespace scaleref::autodiff

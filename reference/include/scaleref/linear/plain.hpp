@@ -1,0 +1,46 @@
+// The plain fully-connected layer y = W x (sdd eq. 1), the baseline SDD is
+// compared with, for a batch of rows: x [N, d_in], W [d_out, d_in] (PyTorch's
+// nn.Linear layout), y = x W^T [N, d_out]. Backward (sdd eq. 4, 23, 32):
+//   dW = dy^T x,   dx = dy W.
+#pragma once
+
+#include <scaleref/linalg.hpp>
+#include <scaleref/norm/common.hpp>
+
+namespace scaleref::linear {
+
+template <class S>
+struct Params {
+  Mat<S> W;  // [d_out, d_in]
+};
+
+template <class S>
+struct Cache {
+  Mat<S> x;
+};
+
+template <class S>
+struct Grads {
+  Mat<S> dx, dW;
+};
+
+template <class S>
+Mat<S> forward(const Params<S>& p, const Mat<S>& x, Cache<S>* cache = nullptr) {
+  constexpr const char* where = "linear::forward";
+  norm::check_input(where, x);
+  require(p.W.rows() > 0 && p.W.cols() == x.cols(), where, "expected W [d_out x ", x.cols(),
+          "] for x ", shape_str(x), ", got W ", shape_str(p.W));
+  require(norm::all_finite(p.W), where, "expected a finite W, got a non-finite entry");
+  if (cache) cache->x = x;
+  return matmul<S>(x, p.W.transpose());
+}
+
+template <class S>
+Grads<S> backward(const Params<S>& p, const Cache<S>& k, const Mat<S>& dy) {
+  constexpr const char* where = "linear::backward";
+  require(k.x.size() > 0, where, "the cache is empty: pass a Cache to forward first");
+  norm::check_grad_output(where, dy, k.x.rows(), p.W.rows());
+  return {matmul<S>(dy, p.W), matmul<S>(dy.transpose(), k.x)};
+}
+
+}  // namespace scaleref::linear
