@@ -9,8 +9,8 @@
 //
 //   scaleref_selfcheck [--cases N] [--seed S]
 //
-// Then the same for every normalization method's analytic backward, on
-// deterministic inputs at three scales.
+// Then the same for every normalization method's and the SDD and plain
+// layers' analytic backward, on deterministic inputs at three scales.
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -18,6 +18,7 @@
 #include <limits>
 #include <scaleref/autodiff/catalog.hpp>
 #include <scaleref/autodiff/norms.hpp>
+#include <scaleref/autodiff/sdd.hpp>
 #include <string>
 #include <vector>
 
@@ -134,6 +135,21 @@ std::vector<Method> methods() {
                  return verify::Inputs<double>{x, M(gain().array() - 0.3), beta(x, d),
                                                wave(3, d, 0.3, 0.2), wave(3, d, 0.5, 0.9)};
                }});
+  // V [5 x 8]: rectangular, scaled so V x is of order one at every scale of x.
+  auto V = [](const M& x) {
+    return M(wave(5, 8, 1.0, 0.4) / (std::sqrt(x.squaredNorm() / x.size()) * std::sqrt(8.0)));
+  };
+  m.push_back({"linear (plain, eq. 1)", autodiff::analytic_linear(), [=](const M& x) {
+                 return verify::Inputs<double>{x, V(x)};
+               }});
+  m.push_back(
+      {"sdd (paper, no eps)", autodiff::analytic_sdd(sdd::Config::paper()), [=](const M& x) {
+         return verify::Inputs<double>{x, V(x), wave(1, 5, 0.5, 0.3)};
+       }});
+  m.push_back({"sdd (authors' code, eps 1e-6)", autodiff::analytic_sdd(sdd::Config::authors_code()),
+               [=](const M& x) {
+                 return verify::Inputs<double>{x, V(x), wave(1, 5, 0.5, 0.3)};
+               }});
   return m;
 }
 
@@ -164,7 +180,7 @@ int main(int argc, char** argv) {
     failed += row.print(c.problem.name);
   }
   std::printf(
-      "\nNormalization methods, analytic backward vs central finite differences\n"
+      "\nMethods, analytic backward vs central finite differences\n"
       "(x [3 x 8] at scales 1e-6, 1, 1e6; parameters away from their initialization)\n");
   header("method");
   for (const auto& m : methods()) {
