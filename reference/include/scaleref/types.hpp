@@ -9,6 +9,7 @@
 #include <Eigen/Core>
 #include <boost/multiprecision/cpp_bin_float.hpp>
 #include <boost/multiprecision/eigen.hpp>
+#include <cmath>
 #include <cstdlib>
 #include <sstream>
 #include <string>
@@ -38,6 +39,15 @@ S from_decimal(const char* text) {
   } else {
     return S(text);
   }
+}
+
+// True when every entry is finite (no NaN, no infinity).
+template <class S>
+bool all_finite(const Mat<S>& m) {
+  using std::isfinite;
+  for (Eigen::Index i = 0; i < m.size(); ++i)
+    if (!isfinite(m.data()[i])) return false;
+  return true;
 }
 
 // Converts between scalar types element by element (double <-> Real50).

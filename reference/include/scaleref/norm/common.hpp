@@ -19,13 +19,7 @@ struct ParamSpec {
   std::string_view source;
 };
 
-template <class S>
-bool all_finite(const Mat<S>& m) {
-  using std::isfinite;
-  for (Eigen::Index i = 0; i < m.size(); ++i)
-    if (!isfinite(m.data()[i])) return false;
-  return true;
-}
+using scaleref::all_finite;
 
 // x is a non-empty, finite [N, D] batch.
 template <class S>

@@ -10,31 +10,32 @@
 //       VReading::variance  sigma = (2.5 d_model)^(-1/4)
 //   optionally truncated at 3 sigma, as the authors' code does.
 //
-// The generator is a parameter (any uniform random bit generator); the
-// project's counter-based generator will be passed here once it lands.
+// V is drawn either from any uniform random bit generator, entries row by row,
+// or from a stream of the project's counter-based generator (scaleref/random/
+// stream.hpp), entry (i, j) at index i * d_in + j like every scaleref
+// initializer, so that V is a pure function of (seed, tensor id, shape, VInit).
 #pragma once
 
 #include <cmath>
 #include <scaleref/error.hpp>
+#include <scaleref/init/role.hpp>
+#include <scaleref/random/stream.hpp>
 #include <scaleref/sampling.hpp>
 #include <scaleref/types.hpp>
 
 namespace scaleref::sdd {
 
-// Where a linear map sits in a decoder layer.
-enum class Role { query, key, value, attention_output, gate, up, ffn_output };
+// The project's roles (init/role.hpp): SDD applies 1/sqrt(L) to the residual
+// output projections (attention output, FFN output) and 1 to every other map.
+using init::Role;
 
 enum class AlphaRule { paper, authors_code };  // 1/sqrt(L) or 1/sqrt(2L) on the output projections
 enum class VReading { std, variance };
 
-inline bool is_output_projection(Role r) {
-  return r == Role::attention_output || r == Role::ffn_output;
-}
-
 // The initial value of every entry of alpha, for a model with n_layers layers.
 inline double alpha_init(Role role, int n_layers, AlphaRule rule = AlphaRule::paper) {
   require(n_layers >= 1, "sdd::alpha_init", "expected n_layers >= 1, got ", n_layers);
-  if (!is_output_projection(role)) return 1.0;
+  if (!init::is_residual_output(role)) return 1.0;
   return 1.0 / std::sqrt((rule == AlphaRule::paper ? 1.0 : 2.0) * n_layers);
 }
 
@@ -61,6 +62,26 @@ Mat<S> init_V(long d_out, long d_in, const VInit& v, URBG& gen) {
   for (long i = 0; i < V.size(); ++i)
     V.data()[i] = S(
         sigma * (v.truncate_3_sigma ? truncated_standard_normal(gen, 3.0) : standard_normal(gen)));
+  return V;
+}
+
+// V [d_out, d_in], entry (i, j) = sigma * z with z = normal(seed, tensor, i * d_in + j),
+// or truncated_normal(seed, tensor, i * d_in + j, 3) when truncated at 3 sigma.
+template <class S>
+Mat<S> init_V(long d_out, long d_in, const VInit& v, random::Stream stream) {
+  require(d_out >= 1 && d_in >= 1, "sdd::init_V", "expected a non-empty shape, got ", d_out, "x",
+          d_in);
+  const double sigma = v_std(v.d_model, v.reading);
+  const auto cols = static_cast<std::uint64_t>(d_in);
+  Mat<S> V(d_out, d_in);
+  for (long i = 0; i < d_out; ++i) {
+    for (long j = 0; j < d_in; ++j) {
+      const std::uint64_t index =
+          random::element_index(static_cast<std::uint64_t>(i), static_cast<std::uint64_t>(j), cols);
+      V(i, j) = S(sigma * (v.truncate_3_sigma ? stream.truncated_normal(index, 3.0)
+                                              : stream.normal(index)));
+    }
+  }
   return V;
 }
 
