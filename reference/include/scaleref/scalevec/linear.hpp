@@ -1,0 +1,429 @@
+// A normalized linear map with every scale-vector strategy of the
+// scale_vectors paper, for a batch x [N, d_in], W [d_out, d_in], y = x W^T:
+//
+//   n(x) = x / RMS(x),   RMS(x) = sqrt(mean_i x_i^2 + eps)   (row by row)
+//
+// THE FORMULAS BELOW ARE THIS PROJECT'S READING OF THE PAPER, not quotations:
+// the paper copy lost its mathematics (shared/papers/README.md, "Gaps in the
+// copies"), and the README's definitions are the spec. Written per row x:
+//
+//   none      y = W n(x)
+//   standard  y = W (g (.) n(x))                     (standard Pre-Norm)
+//   AP        y = a (.) (W n(x))                      (after-placement)
+//   DP        y = a (.) (W (g (.) n(x)))              (dual placement)
+//   DNP       y = a (.) n_h(W (g (.) n(x)))           (dual normalized placement)
+//             n_h normalizes each of `heads` equal column blocks of W(...)
+//             separately (heads = 1: the whole vector), with the same eps
+//             (project's choice: the README gives n_h no eps of its own)
+//   MD        y = W (g(r, u) (.) n(x)),  g(r, u) = r u / RMS(u),
+//             RMS(u) = sqrt(mean(u^2)) with no eps (project's choice; u = 0
+//             is an Error), init r = 1, u = 1, so g = 1
+//   HG        one shared n(x), branch-specific g_b:  y_b = W_b (g_b (.) n(x))
+//             (q, k, v for attention; gate, up for the FFN): forward_hg
+//
+// Input-Norm scale vectors feed a linear map (g, g_b, and MD's r, u);
+// Output-Norm ones scale a map's output (a). The individual-weight-decay (IWD)
+// policy decays the former only (README: "IWD"). The Pre-Norm absorption map
+// W' = W diag(g) turns "standard" into "none" (absorb / unabsorb).
+#pragma once
+
+#include <array>
+#include <scaleref/linalg.hpp>
+#include <scaleref/norm/common.hpp>
+#include <scaleref/rows.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace scaleref::scalevec {
+
+enum class Strategy { none, standard, ap, dp, dnp, md };
+
+inline constexpr std::array<Strategy, 6> kStrategies{
+    Strategy::none, Strategy::standard, Strategy::ap, Strategy::dp, Strategy::dnp, Strategy::md};
+
+inline const char* strategy_name(Strategy s) {
+  switch (s) {
+    case Strategy::none:
+      return "none";
+    case Strategy::standard:
+      return "standard";
+    case Strategy::ap:
+      return "AP";
+    case Strategy::dp:
+      return "DP";
+    case Strategy::dnp:
+      return "DNP";
+    case Strategy::md:
+      return "MD";
+  }
+  fail("scalevec::strategy_name: unknown strategy");
+}
+
+// Which parameters a strategy reads (W always).
+inline bool uses_g(Strategy s) {
+  return s == Strategy::standard || s == Strategy::dp || s == Strategy::dnp;
+}
+inline bool uses_a(Strategy s) {
+  return s == Strategy::ap || s == Strategy::dp || s == Strategy::dnp;
+}
+
+struct Config {
+  Strategy strategy = Strategy::standard;
+  double eps = 1e-6;
+  Eigen::Index heads = 1;  // DNP only: n_h's blocks; must divide d_out
+};
+
+// The parameters a strategy does not read may stay empty.
+template <class S>
+struct Params {
+  Mat<S> W;  // [d_out, d_in]
+  Mat<S> g;  // [1, d_in]   standard, DP, DNP
+  Mat<S> a;  // [1, d_out]  AP, DP, DNP
+  Mat<S> r;  // [1, 1]      MD: magnitude
+  Mat<S> u;  // [1, d_in]   MD: direction
+};
+
+// Every scale vector of the strategy at its initial value (1; MD: r = 1, u = 1).
+template <class S>
+Params<S> init(Strategy s, Mat<S> W) {
+  Params<S> p;
+  const Eigen::Index d_in = W.cols(), d_out = W.rows();
+  p.W = std::move(W);
+  if (uses_g(s)) p.g = Mat<S>::Ones(1, d_in);
+  if (uses_a(s)) p.a = Mat<S>::Ones(1, d_out);
+  if (s == Strategy::md) {
+    p.r = Mat<S>::Ones(1, 1);
+    p.u = Mat<S>::Ones(1, d_in);
+  }
+  return p;
+}
+
+// ---- Input-Norm / Output-Norm, and the weight-decay policy ------------------------------
+
+enum class Placement { input_norm, output_norm };
+
+struct ScaleVectorSpec {
+  std::string_view name;
+  Placement placement;
+  std::string_view role;
+};
+
+// Every named scale vector of this header (project's reading of the paper's
+// classification): Input-Norm vectors feed a linear map, Output-Norm ones scale
+// its output.
+inline constexpr std::array<ScaleVectorSpec, 9> kScaleVectors{
+    ScaleVectorSpec{"g", Placement::input_norm, "scales n(x) before W (standard, DP, DNP)"},
+    ScaleVectorSpec{"a", Placement::output_norm, "scales W's output (AP, DP, DNP)"},
+    ScaleVectorSpec{"r", Placement::input_norm, "MD magnitude of the input-side g"},
+    ScaleVectorSpec{"u", Placement::input_norm, "MD direction of the input-side g"},
+    ScaleVectorSpec{"g_q", Placement::input_norm, "HG: query branch's input-side g"},
+    ScaleVectorSpec{"g_k", Placement::input_norm, "HG: key branch's input-side g"},
+    ScaleVectorSpec{"g_v", Placement::input_norm, "HG: value branch's input-side g"},
+    ScaleVectorSpec{"g_gate", Placement::input_norm, "HG: FFN gate branch's input-side g"},
+    ScaleVectorSpec{"g_up", Placement::input_norm, "HG: FFN up branch's input-side g"}};
+
+// IWD: decay Input-Norm vectors, not Output-Norm ones (README "IWD").
+enum class DecayPolicy { iwd, decay_all, decay_none };
+
+inline Placement placement_of(std::string_view name) {
+  for (const auto& v : kScaleVectors)
+    if (v.name == name) return v.placement;
+  fail(
+      "scalevec::placement_of: expected a scale vector name (g, a, r, u, g_q, g_k, g_v, g_gate, "
+      "g_up), got \"",
+      std::string(name), "\"");
+}
+
+// Whether the optimizer applies weight decay to the named scale vector.
+inline bool decayed(DecayPolicy policy, std::string_view name) {
+  const Placement p = placement_of(name);
+  switch (policy) {
+    case DecayPolicy::iwd:
+      return p == Placement::input_norm;
+    case DecayPolicy::decay_all:
+      return true;
+    case DecayPolicy::decay_none:
+      return false;
+  }
+  fail("scalevec::decayed: unknown policy");
+}
+
+// The scale vectors a strategy learns, by name.
+inline std::vector<std::string_view> scale_vectors(Strategy s) {
+  std::vector<std::string_view> out;
+  if (uses_g(s)) out.push_back("g");
+  if (uses_a(s)) out.push_back("a");
+  if (s == Strategy::md) out.insert(out.end(), {"r", "u"});
+  return out;
+}
+
+// ---- checks -----------------------------------------------------------------------------
+
+namespace detail {
+
+template <class S>
+void check_weight(const char* where, const char* name, const Mat<S>& W, Eigen::Index d_in) {
+  require(W.rows() > 0 && W.cols() == d_in, where, "expected ", name, " [d_out x ", d_in,
+          "] for x with d_in = ", d_in, ", got ", name, " ", shape_str(W));
+  require(all_finite(W), where, "expected a finite ", name, ", got a non-finite entry");
+}
+
+// m with column j multiplied by v(0, j), row by row.
+template <class S>
+Mat<S> scale_cols(const Mat<S>& m, const Mat<S>& v) {
+  Mat<S> out(m.rows(), m.cols());
+  for_each_row(m.rows(), m.cols(), [&](Eigen::Index i) { out.row(i) = m.row(i).cwiseProduct(v); });
+  return out;
+}
+
+// n(x) row by row, with r = 1 / RMS(x) per row.
+template <class S>
+Mat<S> normalize(const char* where, const Mat<S>& x, double eps, Mat<S>& r) {
+  r = norm::inverse_rms(where, x, eps);
+  Mat<S> out(x.rows(), x.cols());
+  for_each_row(x.rows(), x.cols(), [&](Eigen::Index i) { out.row(i) = x.row(i) * r(i, 0); });
+  return out;
+}
+
+// Sum over rows of a (.) b: [1, d].
+template <class S>
+Mat<S> col_sum_product(const Mat<S>& a, const Mat<S>& b) {
+  return sum_rows<S>(a.rows(), a.cols(),
+                     [&](Eigen::Index i, Mat<S>& acc) { acc += a.row(i).cwiseProduct(b.row(i)); });
+}
+
+// The backward of x_hat = n(x) for every row: rms_normalize_backward.
+template <class S>
+Mat<S> normalize_backward(const Mat<S>& r, const Mat<S>& d_hat, const Mat<S>& x_hat) {
+  Mat<S> out(d_hat.rows(), d_hat.cols());
+  for_each_row(d_hat.rows(), d_hat.cols(), [&](Eigen::Index i) {
+    out.row(i) = norm::rms_normalize_backward<S>(r(i, 0), d_hat.row(i), x_hat.row(i));
+  });
+  return out;
+}
+
+}  // namespace detail
+
+template <class S>
+void check(const char* where, const Params<S>& p, const Config& c, const Mat<S>& x) {
+  norm::check_input(where, x);
+  norm::check_eps(where, c.eps);
+  detail::check_weight(where, "W", p.W, x.cols());
+  const Eigen::Index d_in = x.cols(), d_out = p.W.rows();
+  if (uses_g(c.strategy)) norm::check_row_param(where, "g", p.g, d_in);
+  if (uses_a(c.strategy)) norm::check_row_param(where, "a", p.a, d_out);
+  if (c.strategy == Strategy::md) {
+    norm::check_scalar_param(where, "r", p.r);
+    norm::check_row_param(where, "u", p.u, d_in);
+  }
+  require(c.heads >= 1, where, "expected heads >= 1, got heads = ", c.heads);
+  if (c.strategy == Strategy::dnp)
+    require(d_out % c.heads == 0, where, "expected heads dividing d_out = ", d_out,
+            " (DNP's per-head n_h), got heads = ", c.heads);
+}
+
+// ---- forward and backward -----------------------------------------------------------------
+
+template <class S>
+struct Cache {
+  Mat<S> x_hat;  // [N, d_in]  n(x)
+  Mat<S> rx;     // [N, 1]     1 / RMS(x)
+  Mat<S> gv;     // [1, d_in]  the input-side g in effect (empty: none, AP)
+  Mat<S> s;      // [N, d_in]  g (.) n(x) (or n(x))
+  Mat<S> z;      // [N, d_out] s W^T
+  Mat<S> z_hat;  // [N, d_out] DNP: n_h(z)
+  Mat<S> rz;     // [N, heads] DNP: 1 / RMS of each head of z
+  Mat<S> u_hat;  // [1, d_in]  MD: u / RMS(u)
+  Mat<S> ru;     // [1, 1]     MD: 1 / RMS(u)
+};
+
+template <class S>
+struct Grads {
+  Mat<S> dx, dW, dg, da, dr, du;  // those the strategy does not learn stay empty
+};
+
+template <class S>
+Mat<S> forward(const Params<S>& p, const Config& c, const Mat<S>& x, Cache<S>* cache = nullptr) {
+  constexpr const char* where = "scalevec::forward";
+  check(where, p, c, x);
+  Cache<S> local;
+  Cache<S>& k = cache ? *cache : local;
+  k.x_hat = detail::normalize(where, x, c.eps, k.rx);
+  k.gv.resize(0, 0);
+  if (c.strategy == Strategy::md) {
+    k.ru = norm::inverse_rms("scalevec::forward (MD's RMS(u))", p.u, 0.0);
+    k.u_hat = p.u * k.ru(0, 0);
+    k.gv = k.u_hat * p.r(0, 0);
+  } else if (uses_g(c.strategy)) {
+    k.gv = p.g;
+  }
+  k.s = k.gv.size() ? detail::scale_cols(k.x_hat, k.gv) : k.x_hat;
+  k.z = matmul<S>(k.s, p.W.transpose());
+  if (c.strategy == Strategy::dnp) {
+    const Eigen::Index n = k.z.rows(), w = k.z.cols() / c.heads;
+    k.z_hat.resize(n, k.z.cols());
+    k.rz.resize(n, c.heads);
+    for (Eigen::Index h = 0; h < c.heads; ++h) {
+      Mat<S> r;
+      k.z_hat.middleCols(h * w, w) =
+          detail::normalize("scalevec::forward (DNP's n_h of W (g (.) n(x)))",
+                            Mat<S>(k.z.middleCols(h * w, w)), c.eps, r);
+      k.rz.col(h) = r;
+    }
+    return detail::scale_cols(k.z_hat, p.a);
+  }
+  return uses_a(c.strategy) ? detail::scale_cols(k.z, p.a) : k.z;
+}
+
+// Hand-derived gradients, per row (x_hat = n(x), s = g (.) x_hat, z = W s),
+// with dy the output gradient:
+//   AP, DP:  da = sum_rows dy (.) z,      dz = dy (.) a
+//   DNP:     da = sum_rows dy (.) n_h(z), dz_h = rz_h (q_h - zhat_h mean(q_h (.) zhat_h)),
+//            q = dy (.) a, head by head (rms_normalize_backward)
+//   else:    dz = dy
+//   dW = dz^T s,   ds = dz W
+//   g present (standard, DP, DNP, MD's g(r, u)): dg = sum_rows ds (.) x_hat,
+//            dx_hat = ds (.) g;   otherwise dx_hat = ds
+//   MD:      g = r u_hat, u_hat = u / RMS(u):  dr = dg . u_hat,
+//            du = (1 / RMS(u)) (r dg - u_hat mean(r dg (.) u_hat))
+//   dx = rx (dx_hat - x_hat mean(dx_hat (.) x_hat))   (rms_normalize_backward)
+template <class S>
+Grads<S> backward(const Params<S>& p, const Config& c, const Cache<S>& k, const Mat<S>& dy) {
+  constexpr const char* where = "scalevec::backward";
+  require(k.x_hat.size() > 0, where, "the cache is empty: pass a Cache to forward first");
+  norm::check_grad_output(where, dy, k.z.rows(), k.z.cols());
+  Grads<S> g;
+  Mat<S> dz;
+  if (c.strategy == Strategy::dnp) {
+    g.da = detail::col_sum_product(dy, k.z_hat);
+    const Mat<S> q = detail::scale_cols(dy, p.a);
+    const Eigen::Index w = k.z.cols() / c.heads;
+    dz.resize(dy.rows(), dy.cols());
+    for (Eigen::Index h = 0; h < c.heads; ++h)
+      dz.middleCols(h * w, w) =
+          detail::normalize_backward<S>(Mat<S>(k.rz.col(h)), Mat<S>(q.middleCols(h * w, w)),
+                                        Mat<S>(k.z_hat.middleCols(h * w, w)));
+  } else if (uses_a(c.strategy)) {
+    g.da = detail::col_sum_product(dy, k.z);
+    dz = detail::scale_cols(dy, p.a);
+  } else {
+    dz = dy;
+  }
+  g.dW = matmul<S>(dz.transpose(), k.s);
+  const Mat<S> ds = matmul<S>(dz, p.W);
+  Mat<S> dx_hat = ds;
+  if (k.gv.size()) {
+    const Mat<S> dgv = detail::col_sum_product(ds, k.x_hat);
+    dx_hat = detail::scale_cols(ds, k.gv);
+    if (c.strategy == Strategy::md) {
+      g.dr = Mat<S>(1, 1);
+      g.dr(0, 0) = dgv.cwiseProduct(k.u_hat).sum();
+      g.du = norm::rms_normalize_backward<S>(k.ru(0, 0), Mat<S>(dgv * p.r(0, 0)), k.u_hat);
+    } else {
+      g.dg = dgv;
+    }
+  }
+  g.dx = detail::normalize_backward<S>(k.rx, dx_hat, k.x_hat);
+  return g;
+}
+
+// ---- HG: one shared n(x), branch-specific g_b ---------------------------------------------
+
+template <class S>
+struct Branch {
+  Mat<S> W;  // [d_out_b, d_in]
+  Mat<S> g;  // [1, d_in]
+};
+
+// The branch names the README gives, and their scale vectors' names.
+inline constexpr std::array<std::string_view, 3> kAttentionBranches{"q", "k", "v"};
+inline constexpr std::array<std::string_view, 2> kFfnBranches{"gate", "up"};
+
+template <class S>
+struct HGCache {
+  Mat<S> x_hat, rx;
+  std::vector<Mat<S>> s;  // g_b (.) n(x) per branch
+};
+
+template <class S>
+struct HGGrads {
+  Mat<S> dx;
+  std::vector<Mat<S>> dW, dg;  // per branch
+};
+
+// y_b = W_b (g_b (.) n(x)) for every branch b, from one shared n(x).
+template <class S>
+std::vector<Mat<S>> forward_hg(const std::vector<Branch<S>>& branches, double eps, const Mat<S>& x,
+                               HGCache<S>* cache = nullptr) {
+  constexpr const char* where = "scalevec::forward_hg";
+  norm::check_input(where, x);
+  norm::check_eps(where, eps);
+  require(!branches.empty(), where, "expected at least one branch, got 0");
+  for (const auto& b : branches) {
+    detail::check_weight(where, "W_b", b.W, x.cols());
+    norm::check_row_param(where, "g_b", b.g, x.cols());
+  }
+  HGCache<S> local;
+  HGCache<S>& k = cache ? *cache : local;
+  k.x_hat = detail::normalize(where, x, eps, k.rx);
+  k.s.clear();
+  std::vector<Mat<S>> y;
+  for (const auto& b : branches) {
+    k.s.push_back(detail::scale_cols(k.x_hat, b.g));
+    y.push_back(matmul<S>(k.s.back(), b.W.transpose()));
+  }
+  return y;
+}
+
+// dW_b = dy_b^T s_b, ds_b = dy_b W_b, dg_b = sum_rows ds_b (.) x_hat,
+// dx_hat = sum_b ds_b (.) g_b (branches in order), dx = rms_normalize_backward.
+template <class S>
+HGGrads<S> backward_hg(const std::vector<Branch<S>>& branches, const HGCache<S>& k,
+                       const std::vector<Mat<S>>& dy) {
+  constexpr const char* where = "scalevec::backward_hg";
+  require(k.x_hat.size() > 0, where, "the cache is empty: pass an HGCache to forward_hg first");
+  require(dy.size() == branches.size(), where, "expected ", branches.size(),
+          " output gradients (one per branch), got ", dy.size());
+  HGGrads<S> g;
+  Mat<S> dx_hat = Mat<S>::Zero(k.x_hat.rows(), k.x_hat.cols());
+  for (std::size_t b = 0; b < branches.size(); ++b) {
+    norm::check_grad_output(where, dy[b], k.x_hat.rows(), branches[b].W.rows());
+    g.dW.push_back(matmul<S>(dy[b].transpose(), k.s[b]));
+    const Mat<S> ds = matmul<S>(dy[b], branches[b].W);
+    g.dg.push_back(detail::col_sum_product(ds, k.x_hat));
+    dx_hat += detail::scale_cols(ds, branches[b].g);
+  }
+  g.dx = detail::normalize_backward<S>(k.rx, dx_hat, k.x_hat);
+  return g;
+}
+
+// ---- the Pre-Norm absorption map ------------------------------------------------------------
+
+// W' = W diag(g): "none" with W' gives the outputs of "standard" with (g, W),
+// since W (g (.) n) = (W diag(g)) n. In floating point the two differ by the
+// rounding of g_k n_k W_jk against n_k (W_jk g_k) in each term.
+template <class S>
+Mat<S> absorb(const Mat<S>& g, const Mat<S>& W) {
+  constexpr const char* where = "scalevec::absorb";
+  detail::check_weight(where, "W", W, W.cols());
+  norm::check_row_param(where, "g", g, W.cols());
+  return detail::scale_cols(W, g);
+}
+
+// The inverse: W = W' diag(1/g); a zero entry of g has no inverse: Error.
+template <class S>
+Mat<S> unabsorb(const Mat<S>& W_absorbed, const Mat<S>& g) {
+  constexpr const char* where = "scalevec::unabsorb";
+  detail::check_weight(where, "W'", W_absorbed, W_absorbed.cols());
+  norm::check_row_param(where, "g", g, W_absorbed.cols());
+  for (Eigen::Index j = 0; j < g.cols(); ++j)
+    require(g(0, j) != 0, where, "expected g with no zero entry (W' diag(1/g)), got g(", j,
+            ") = 0");
+  Mat<S> out(W_absorbed.rows(), W_absorbed.cols());
+  for_each_row(W_absorbed.rows(), W_absorbed.cols(),
+               [&](Eigen::Index i) { out.row(i) = W_absorbed.row(i).cwiseQuotient(g); });
+  return out;
+}
+
+}  // namespace scaleref::scalevec
