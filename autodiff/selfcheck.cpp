@@ -18,6 +18,7 @@
 #include <limits>
 #include <scaleref/autodiff/catalog.hpp>
 #include <scaleref/autodiff/norms.hpp>
+#include <scaleref/autodiff/scalevec.hpp>
 #include <scaleref/autodiff/sdd.hpp>
 #include <string>
 #include <vector>
@@ -150,6 +151,25 @@ std::vector<Method> methods() {
                [=](const M& x) {
                  return verify::Inputs<double>{x, V(x), wave(1, 5, 0.5, 0.3)};
                }});
+  // Scale-vector strategies (the project's reading of scalevec): W [6 x 8],
+  // scale vectors away from 1; DNP with 2 output heads.
+  for (auto strategy : scalevec::kStrategies) {
+    scalevec::Config sc;
+    sc.strategy = strategy;
+    sc.heads = strategy == scalevec::Strategy::dnp ? 2 : 1;
+    m.push_back({std::string("scalevec ") + scalevec::strategy_name(strategy),
+                 autodiff::analytic_scalevec(sc), [=](const M& x) {
+                   verify::Inputs<double> in{x, wave(6, 8, 0.3, 0.8)};
+                   if (scalevec::uses_g(strategy)) in.push_back(M(gain()));
+                   if (scalevec::uses_a(strategy))
+                     in.push_back(M(wave(1, 6, 0.4, 1.7).array() + 1.0));
+                   if (strategy == scalevec::Strategy::md) {
+                     in.push_back(M::Constant(1, 1, 1.3));
+                     in.push_back(M(gain()));
+                   }
+                   return in;
+                 }});
+  }
   return m;
 }
 
