@@ -1,0 +1,735 @@
+#include "registry.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <scaleref/error.hpp>
+#include <scaleref/init/initializers.hpp>
+#include <scaleref/init/rescale.hpp>
+#include <scaleref/linear/plain.hpp>
+#include <scaleref/norm/adaseednorm.hpp>
+#include <scaleref/norm/dyt.hpp>
+#include <scaleref/norm/layernorm.hpp>
+#include <scaleref/norm/rmsnorm.hpp>
+#include <scaleref/norm/seednorm.hpp>
+#include <scaleref/random/stream.hpp>
+#include <scaleref/scalevec/linear.hpp>
+#include <scaleref/sdd/layer.hpp>
+#include <sstream>
+#include <system_error>
+#include <utility>
+
+namespace scaleref::cli {
+
+// ---- shapes, keys, settings ---------------------------------------------------------------
+
+std::string shape_text(const std::vector<std::string>& shape) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i) out += (i ? "," : "") + shape[i];
+  return out + "]";
+}
+
+const char* type_name(KeyType t) {
+  switch (t) {
+    case KeyType::real:
+      return "real";
+    case KeyType::integer:
+      return "integer";
+    case KeyType::boolean:
+      return "bool";
+    case KeyType::choice:
+      return "choice";
+  }
+  return "?";
+}
+
+const char* kind_name(Kind k) {
+  switch (k) {
+    case Kind::layer:
+      return "layer";
+    case Kind::initializer:
+      return "initializer";
+    case Kind::rescaler:
+      return "rescaler";
+  }
+  return "?";
+}
+
+namespace {
+
+std::string lower(std::string s) {
+  for (char& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return s;
+}
+
+// Shortest text that reads back as the same double.
+std::string num(double v) {
+  char buf[64];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, r.ptr);
+}
+
+bool parse_real(const std::string& text, double& v) {
+  const char* end = text.data() + text.size();
+  const auto r = std::from_chars(text.data(), end, v);
+  return !text.empty() && r.ec == std::errc() && r.ptr == end;
+}
+
+bool parse_integer(const std::string& text, long& v) {
+  const char* end = text.data() + text.size();
+  const auto r = std::from_chars(text.data(), end, v);
+  return !text.empty() && r.ec == std::errc() && r.ptr == end;
+}
+
+bool parse_bool(const std::string& text, bool& v) {
+  const std::string t = lower(text);
+  if (t == "true" || t == "1") return v = true, true;
+  if (t == "false" || t == "0") return v = false, true;
+  return false;
+}
+
+std::string joined(const std::vector<std::string>& items) {
+  std::string out;
+  for (std::size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + items[i];
+  return out;
+}
+
+// The canonical spelling of `text` among `choices` (case-insensitive), or "".
+std::string match_choice(const std::vector<std::string>& choices, const std::string& text) {
+  for (const auto& c : choices)
+    if (lower(c) == lower(text)) return c;
+  return "";
+}
+
+}  // namespace
+
+Settings::Settings(const std::string& method, const std::vector<KeySpec>& keys,
+                   const std::map<std::string, std::string>& set)
+    : method_(method), keys_(keys) {
+  std::vector<std::string> names;
+  for (const auto& k : keys_) names.push_back(k.name);
+  for (const auto& [key, value] : set) {
+    const auto it =
+        std::find_if(keys_.begin(), keys_.end(), [&](const KeySpec& k) { return k.name == key; });
+    if (it == keys_.end())
+      fail("--set ", key, "=", value, ": ", method_, " has no key \"", key,
+           "\" (its keys: ", names.empty() ? std::string("none") : joined(names), ")");
+  }
+  for (const auto& k : keys_) {
+    const auto it = set.find(k.name);
+    std::string value = it != set.end() ? it->second : k.def;
+    const std::string origin = it != set.end() ? "--set " + k.name + "=" + value : "";
+    if (value.empty()) {
+      if (it == set.end())
+        fail(method_, ": the key \"", k.name, "\" has no default: pass --set ", k.name, "=<",
+             type_name(k.type), ">");
+      fail(origin, ": expected a ", type_name(k.type), " value, got an empty one");
+    }
+    double r = 0;
+    long n = 0;
+    bool b = false;
+    switch (k.type) {
+      case KeyType::real:
+        if (!parse_real(value, r))
+          fail(origin, ": expected a real number for ", method_, "'s ", k.name, ", got \"", value,
+               "\"");
+        break;
+      case KeyType::integer:
+        if (!parse_integer(value, n))
+          fail(origin, ": expected an integer for ", method_, "'s ", k.name, ", got \"", value,
+               "\"");
+        break;
+      case KeyType::boolean:
+        if (!parse_bool(value, b))
+          fail(origin, ": expected true or false for ", method_, "'s ", k.name, ", got \"", value,
+               "\"");
+        break;
+      case KeyType::choice: {
+        const std::string c = match_choice(k.choices, value);
+        if (c.empty())
+          fail(origin, ": expected one of ", joined(k.choices), " for ", method_, "'s ", k.name,
+               ", got \"", value, "\"");
+        value = c;
+        break;
+      }
+    }
+    values_[k.name] = value;
+  }
+}
+
+const std::string& Settings::raw(const std::string& key, KeyType want) const {
+  const auto it =
+      std::find_if(keys_.begin(), keys_.end(), [&](const KeySpec& k) { return k.name == key; });
+  require(it != keys_.end() && it->type == want, "cli::Settings", "internal: no key \"", key,
+          "\" of type ", type_name(want), " in ", method_);
+  return values_.at(key);
+}
+
+double Settings::real(const std::string& key) const {
+  double v = 0;
+  parse_real(raw(key, KeyType::real), v);
+  return v;
+}
+
+long Settings::integer(const std::string& key) const {
+  long v = 0;
+  parse_integer(raw(key, KeyType::integer), v);
+  return v;
+}
+
+bool Settings::boolean(const std::string& key) const {
+  bool v = false;
+  parse_bool(raw(key, KeyType::boolean), v);
+  return v;
+}
+
+const std::string& Settings::choice(const std::string& key) const {
+  return raw(key, KeyType::choice);
+}
+
+// ---- the methods --------------------------------------------------------------------------
+
+namespace {
+
+using norm::seednorm::AlphaForm;
+using norm::seednorm::BetaForm;
+
+// Both precisions from one generic evaluator: f.template operator()<S>(settings, inputs).
+template <class F>
+void set_eval(Method& m, F f) {
+  m.eval_double = [f](const Settings& s, const Named<double>& in) {
+    return f.template operator()<double>(s, in);
+  };
+  m.eval_real50 = [f](const Settings& s, const Named<Real50>& in) {
+    return f.template operator()<Real50>(s, in);
+  };
+}
+
+template <class S>
+Mat<S> get(const Named<S>& in, const std::string& name) {
+  const auto it = in.find(name);
+  return it == in.end() ? Mat<S>() : it->second;
+}
+
+template <class S>
+const Mat<S>* dy_of(const Named<S>& in) {
+  const auto it = in.find("dy");
+  return it == in.end() ? nullptr : &it->second;
+}
+
+// out[name] = m unless m is empty (a gradient of an absent parameter).
+template <class S>
+void put(Named<S>& out, const std::string& name, const Mat<S>& m) {
+  if (m.size() > 0) out[name] = m;
+}
+
+KeySpec real_key(std::string name, double def, std::string help) {
+  return {std::move(name), KeyType::real, num(def), {}, std::move(help)};
+}
+KeySpec int_key(std::string name, std::string def, std::string help) {
+  return {std::move(name), KeyType::integer, std::move(def), {}, std::move(help)};
+}
+KeySpec bool_key(std::string name, bool def, std::string help) {
+  return {std::move(name), KeyType::boolean, def ? "true" : "false", {}, std::move(help)};
+}
+KeySpec choice_key(std::string name, std::string def, std::vector<std::string> choices,
+                   std::string help) {
+  return {std::move(name), KeyType::choice, std::move(def), std::move(choices), std::move(help)};
+}
+
+TensorSpec row(const std::string& name, const std::string& d) { return {name, {"1", d}}; }
+TensorSpec batch(const std::string& name, const std::string& d) { return {name, {"N", d}}; }
+
+// ---- SeeDNorm's forms ----
+
+const std::vector<std::pair<std::string, AlphaForm>> kAlphaForms{
+    {"vector", AlphaForm::vector}, {"scalar", AlphaForm::scalar}, {"none", AlphaForm::none}};
+const std::vector<std::pair<std::string, BetaForm>> kBetaForms{
+    {"dot", BetaForm::dot}, {"elementwise", BetaForm::elementwise}, {"none", BetaForm::none}};
+
+template <class E>
+std::vector<std::string> names_of(const std::vector<std::pair<std::string, E>>& table) {
+  std::vector<std::string> out;
+  for (const auto& [n, e] : table) out.push_back(n);
+  return out;
+}
+
+template <class E>
+std::string name_of(const std::vector<std::pair<std::string, E>>& table, E e) {
+  for (const auto& [n, v] : table)
+    if (v == e) return n;
+  return "?";
+}
+
+template <class E>
+E lookup(const std::vector<std::pair<std::string, E>>& table, const std::string& name) {
+  for (const auto& [n, e] : table)
+    if (n == name) return e;
+  fail("cli: internal: no form \"", name, "\"");
+}
+
+std::vector<std::pair<std::string, norm::Activation>> activation_table() {
+  std::vector<std::pair<std::string, norm::Activation>> t;
+  for (norm::Activation a : norm::kActivations) t.emplace_back(std::string(norm::name(a)), a);
+  return t;
+}
+
+// The keys SeeDNorm and AdaSeeDNorm share (AdaSeeDNorm holds gamma fixed at 1).
+std::vector<KeySpec> seednorm_keys(bool with_gamma) {
+  const norm::seednorm::Config d;
+  std::vector<KeySpec> keys{
+      real_key("eps", d.eps, "inside the square root of RMS(x)"),
+      choice_key("sigma", std::string(norm::name(d.sigma)), names_of(activation_table()),
+                 "the self-rescaling activation"),
+      int_key("heads", std::to_string(d.heads), "multi-head SeeDNorm (eq. 7); must divide D"),
+      choice_key("alpha", name_of(kAlphaForms, d.alpha), names_of(kAlphaForms),
+                 "alpha's form: 1 x D, 1 x 1, or absent"),
+      choice_key("beta", name_of(kBetaForms, d.beta), names_of(kBetaForms),
+                 "beta's form: x . beta^T per head, x (.) beta, or absent")};
+  if (with_gamma) keys.push_back(bool_key("gamma", d.gamma, "the learned gain gamma present"));
+  keys.push_back(real_key("alpha_init", d.alpha_init, "init only: alpha's initial value"));
+  return keys;
+}
+
+norm::seednorm::Config seednorm_config(const Settings& s, bool with_gamma) {
+  norm::seednorm::Config c;
+  c.eps = s.real("eps");
+  c.sigma = lookup(activation_table(), s.choice("sigma"));
+  const long heads = s.integer("heads");
+  require(heads >= 1 && heads <= 1 << 30, "--set heads", "expected heads >= 1, got ", heads);
+  c.heads = static_cast<int>(heads);
+  c.alpha = lookup(kAlphaForms, s.choice("alpha"));
+  c.beta = lookup(kBetaForms, s.choice("beta"));
+  if (with_gamma) c.gamma = s.boolean("gamma");
+  c.alpha_init = s.real("alpha_init");
+  return c;
+}
+
+// alpha, beta (and gamma) as the config has them, in norms.cpp's order.
+std::vector<TensorSpec> seednorm_params(const norm::seednorm::Config& c) {
+  std::vector<TensorSpec> t;
+  if (c.alpha == AlphaForm::vector) t.push_back(row("alpha", "D"));
+  if (c.alpha == AlphaForm::scalar) t.push_back(row("alpha", "1"));
+  if (c.beta != BetaForm::none) t.push_back(row("beta", "D"));
+  if (c.gamma) t.push_back(row("gamma", "D"));
+  return t;
+}
+
+// ---- scale vectors ----
+
+std::vector<std::pair<std::string, scalevec::Strategy>> strategy_table() {
+  std::vector<std::pair<std::string, scalevec::Strategy>> t;
+  for (scalevec::Strategy s : scalevec::kStrategies) t.emplace_back(scalevec::strategy_name(s), s);
+  return t;
+}
+
+// ---- initializers ----
+
+template <std::size_t... I>
+std::vector<std::string> init_names(std::index_sequence<I...>) {
+  return {init::method_name(init::Config(std::in_place_index<I>))...};
+}
+
+std::vector<std::string> init_method_names() {
+  return init_names(std::make_index_sequence<std::variant_size_v<init::Config>>());
+}
+
+template <std::size_t... I>
+init::Config init_by_index(std::size_t index, std::index_sequence<I...>) {
+  init::Config c;
+  ((index == I ? (c = init::Config(std::in_place_index<I>), 0) : 0), ...);
+  return c;
+}
+
+init::Config init_config(const Settings& s) {
+  const auto names = init_method_names();
+  const auto it = std::find(names.begin(), names.end(), s.choice("method"));
+  init::Config c = init_by_index(static_cast<std::size_t>(it - names.begin()),
+                                 std::make_index_sequence<std::variant_size_v<init::Config>>());
+  std::visit(
+      [&](auto& m) {
+        if constexpr (requires { m.sigma; }) m.sigma = s.real("sigma");
+        if constexpr (requires { m.n_layers; }) {
+          const long n = s.integer("n_layers");
+          require(n >= 0 && n <= 1 << 30, "--set n_layers", "expected n_layers >= 0, got ", n);
+          m.n_layers = static_cast<int>(n);
+        }
+        if constexpr (requires { m.alpha; }) m.alpha = s.real("alpha");
+        if constexpr (requires { m.gamma; }) m.gamma = s.real("gamma");
+      },
+      c);
+  return c;
+}
+
+std::vector<std::pair<std::string, init::Role>> role_table() {
+  std::vector<std::pair<std::string, init::Role>> t;
+  for (int i = 0;; ++i) {
+    const auto r = static_cast<init::Role>(i);
+    const std::string n = init::role_name(r);
+    if (n == "?") break;
+    t.emplace_back(n, r);
+  }
+  return t;
+}
+
+const std::vector<std::pair<std::string, metrics::StdKind>> kStdKinds{
+    {"population", metrics::StdKind::population}, {"unbiased", metrics::StdKind::unbiased}};
+
+KeySpec std_key() {
+  return choice_key("std", "population", names_of(kStdKinds),
+                    "sigma(W): population (divide by mn) or unbiased (mn - 1)");
+}
+
+// ---- the table ----
+
+std::vector<Method> build() {
+  std::vector<Method> t;
+
+  {  // RMSNorm
+    Method m{"rmsnorm", Kind::layer, "y = gamma (.) x / RMS(x)", {}, {}, {}, "", {}, {}};
+    m.keys = {real_key("eps", norm::rmsnorm::Config{}.eps, "inside the square root of RMS(x)")};
+    m.inputs = [](const Settings&) {
+      return std::vector<TensorSpec>{batch("x", "D"), row("gamma", "D")};
+    };
+    m.output = [](const Settings&) { return batch("y", "D"); };
+    set_eval(m, []<class S>(const Settings& s, const Named<S>& in) {
+      namespace M = norm::rmsnorm;
+      const M::Config c{s.real("eps")};
+      const M::Params<S> p{in.at("gamma")};
+      M::Cache<S> k;
+      Named<S> out{{"y", M::forward(p, c, in.at("x"), &k)}};
+      if (const Mat<S>* dy = dy_of(in)) {
+        const auto g = M::backward(p, c, k, *dy);
+        put(out, "dx", g.dx);
+        put(out, "dgamma", g.dgamma);
+      }
+      return out;
+    });
+    t.push_back(std::move(m));
+  }
+
+  {  // LayerNorm
+    Method m{"layernorm", Kind::layer, "y = gamma (.) (x - mu) / sqrt(var + eps) + beta",
+             {},          {},          {},
+             "",          {},          {}};
+    const norm::layernorm::Config d;
+    m.keys = {real_key("eps", d.eps, "added to the variance"),
+              bool_key("bias", d.bias, "beta present")};
+    m.inputs = [](const Settings& s) {
+      std::vector<TensorSpec> v{batch("x", "D"), row("gamma", "D")};
+      if (s.boolean("bias")) v.push_back(row("beta", "D"));
+      return v;
+    };
+    m.output = [](const Settings&) { return batch("y", "D"); };
+    set_eval(m, []<class S>(const Settings& s, const Named<S>& in) {
+      namespace M = norm::layernorm;
+      const M::Config c{s.real("eps"), s.boolean("bias")};
+      const M::Params<S> p{in.at("gamma"), get(in, "beta")};
+      M::Cache<S> k;
+      Named<S> out{{"y", M::forward(p, c, in.at("x"), &k)}};
+      if (const Mat<S>* dy = dy_of(in)) {
+        const auto g = M::backward(p, c, k, *dy);
+        put(out, "dx", g.dx);
+        put(out, "dgamma", g.dgamma);
+        put(out, "dbeta", g.dbeta);
+      }
+      return out;
+    });
+    t.push_back(std::move(m));
+  }
+
+  {  // DyT
+    Method m{"dyt", Kind::layer, "y = gamma (.) tanh(alpha x) + beta", {}, {}, {}, "", {}, {}};
+    const norm::dyt::Config d;
+    m.keys = {bool_key("bias", d.bias, "beta present"),
+              real_key("alpha_init", d.alpha_init, "init only: alpha's initial value")};
+    m.inputs = [](const Settings& s) {
+      std::vector<TensorSpec> v{batch("x", "D"), row("alpha", "1"), row("gamma", "D")};
+      if (s.boolean("bias")) v.push_back(row("beta", "D"));
+      return v;
+    };
+    m.output = [](const Settings&) { return batch("y", "D"); };
+    set_eval(m, []<class S>(const Settings& s, const Named<S>& in) {
+      namespace M = norm::dyt;
+      const M::Config c{s.boolean("bias"), s.real("alpha_init")};
+      const M::Params<S> p{in.at("alpha"), in.at("gamma"), get(in, "beta")};
+      M::Cache<S> k;
+      Named<S> out{{"y", M::forward(p, c, in.at("x"), &k)}};
+      if (const Mat<S>* dy = dy_of(in)) {
+        const auto g = M::backward(p, c, k, *dy);
+        put(out, "dx", g.dx);
+        put(out, "dalpha", g.dalpha);
+        put(out, "dgamma", g.dgamma);
+        put(out, "dbeta", g.dbeta);
+      }
+      return out;
+    });
+    t.push_back(std::move(m));
+  }
+
+  {  // SeeDNorm
+    Method m{"seednorm", Kind::layer, "y = [sigma(x . beta^T) alpha + gamma] (.) x / RMS(x)",
+             {},         {},          {},
+             "",         {},          {}};
+    m.keys = seednorm_keys(true);
+    m.inputs = [](const Settings& s) {
+      std::vector<TensorSpec> v{batch("x", "D")};
+      for (auto& p : seednorm_params(seednorm_config(s, true))) v.push_back(p);
+      return v;
+    };
+    m.output = [](const Settings&) { return batch("y", "D"); };
+    set_eval(m, []<class S>(const Settings& s, const Named<S>& in) {
+      namespace M = norm::seednorm;
+      const M::Config c = seednorm_config(s, true);
+      const M::Params<S> p{get(in, "alpha"), get(in, "beta"), get(in, "gamma")};
+      M::Cache<S> k;
+      Named<S> out{{"y", M::forward(p, c, in.at("x"), &k)}};
+      if (const Mat<S>* dy = dy_of(in)) {
+        const auto g = M::backward(p, c, k, *dy);
+        put(out, "dx", g.dx);
+        put(out, "dalpha", g.dalpha);
+        put(out, "dbeta", g.dbeta);
+        put(out, "dgamma", g.dgamma);
+      }
+      return out;
+    });
+    t.push_back(std::move(m));
+  }
+
+  {  // AdaSeeDNorm
+    Method m{"adaseednorm",
+             Kind::layer,
+             "y = [(sigma(x . beta^T) alpha + 1) (.) x / RMS(x)] (.) (1 + gamma_c) + eta_c",
+             {},
+             {},
+             {},
+             "",
+             {},
+             {}};
+    m.keys = seednorm_keys(false);
+    m.inputs = [](const Settings& s) {
+      norm::seednorm::Config c = seednorm_config(s, false);
+      c.gamma = false;
+      std::vector<TensorSpec> v{batch("x", "D")};
+      for (auto& p : seednorm_params(c)) v.push_back(p);
+      v.push_back(batch("gamma_c", "D"));
+      v.push_back(batch("eta_c", "D"));
+      return v;
+    };
+    m.output = [](const Settings&) { return batch("y", "D"); };
+    set_eval(m, []<class S>(const Settings& s, const Named<S>& in) {
+      namespace M = norm::adaseednorm;
+      const M::Config c = seednorm_config(s, false);
+      const M::Params<S> p{get(in, "alpha"), get(in, "beta")};
+      M::Cache<S> k;
+      Named<S> out{{"y", M::forward(p, c, in.at("x"), in.at("gamma_c"), in.at("eta_c"), &k)}};
+      if (const Mat<S>* dy = dy_of(in)) {
+        const auto g = M::backward(p, c, k, *dy);
+        put(out, "dx", g.dx);
+        put(out, "dalpha", g.dalpha);
+        put(out, "dbeta", g.dbeta);
+        put(out, "dgamma_c", g.dgamma_c);
+        put(out, "deta_c", g.deta_c);
+      }
+      return out;
+    });
+    t.push_back(std::move(m));
+  }
+
+  {  // SDD
+    Method m{"sdd", Kind::layer, "y = alpha (.) norm(x V^T), norm(z) = z / sqrt(mean z^2 + eps)",
+             {},    {},          {},
+             "",    {},          {}};
+    m.keys = {real_key("eps", sdd::Config{}.eps, "the paper's norm has none; authors' code 1e-6")};
+    m.inputs = [](const Settings&) {
+      return std::vector<TensorSpec>{
+          batch("x", "d_in"), {"V", {"d_out", "d_in"}}, row("alpha", "d_out")};
+    };
+    m.output = [](const Settings&) { return batch("y", "d_out"); };
+    set_eval(m, []<class S>(const Settings& s, const Named<S>& in) {
+      const sdd::Config c{s.real("eps")};
+      const sdd::Params<S> p{in.at("V"), in.at("alpha")};
+      sdd::Cache<S> k;
+      Named<S> out{{"y", sdd::forward(p, c, in.at("x"), &k)}};
+      if (const Mat<S>* dy = dy_of(in)) {
+        const auto g = sdd::backward(p, c, k, *dy);
+        put(out, "dx", g.dx);
+        put(out, "dV", g.dV);
+        put(out, "dalpha", g.dalpha);
+      }
+      return out;
+    });
+    t.push_back(std::move(m));
+  }
+
+  {  // plain linear
+    Method m{"linear", Kind::layer, "y = x W^T", {}, {}, {}, "", {}, {}};
+    m.inputs = [](const Settings&) {
+      return std::vector<TensorSpec>{batch("x", "d_in"), {"W", {"d_out", "d_in"}}};
+    };
+    m.output = [](const Settings&) { return batch("y", "d_out"); };
+    set_eval(m, []<class S>(const Settings&, const Named<S>& in) {
+      const linear::Params<S> p{in.at("W")};
+      linear::Cache<S> k;
+      Named<S> out{{"y", linear::forward(p, in.at("x"), &k)}};
+      if (const Mat<S>* dy = dy_of(in)) {
+        const auto g = linear::backward(p, k, *dy);
+        put(out, "dx", g.dx);
+        put(out, "dW", g.dW);
+      }
+      return out;
+    });
+    t.push_back(std::move(m));
+  }
+
+  {  // scale-vector strategies
+    Method m{"scalevec",
+             Kind::layer,
+             "a normalized linear map y = f(W, n(x)) with a scale-vector strategy (none: W n(x); "
+             "standard: W (g (.) n(x)); AP: a (.) W n(x); DP: a (.) W (g (.) n(x)); DNP: a (.) "
+             "n_h(W (g (.) n(x))); MD: W ((r u / RMS(u)) (.) n(x)))",
+             {},
+             {},
+             {},
+             "strategy",
+             {},
+             {}};
+    const scalevec::Config d;
+    m.keys = {choice_key("strategy", scalevec::strategy_name(d.strategy),
+                         names_of(strategy_table()), "which scale vectors, where"),
+              real_key("eps", d.eps, "inside the square root of RMS(x) (and DNP's n_h)"),
+              int_key("heads", std::to_string(d.heads), "DNP only: n_h's blocks; divides d_out")};
+    m.inputs = [](const Settings& s) {
+      const scalevec::Strategy st = lookup(strategy_table(), s.choice("strategy"));
+      std::vector<TensorSpec> v{batch("x", "d_in"), {"W", {"d_out", "d_in"}}};
+      if (scalevec::uses_g(st)) v.push_back(row("g", "d_in"));
+      if (scalevec::uses_a(st)) v.push_back(row("a", "d_out"));
+      if (st == scalevec::Strategy::md) {
+        v.push_back(row("r", "1"));
+        v.push_back(row("u", "d_in"));
+      }
+      return v;
+    };
+    m.output = [](const Settings&) { return batch("y", "d_out"); };
+    set_eval(m, []<class S>(const Settings& s, const Named<S>& in) {
+      scalevec::Config c;
+      c.strategy = lookup(strategy_table(), s.choice("strategy"));
+      c.eps = s.real("eps");
+      c.heads = static_cast<Eigen::Index>(s.integer("heads"));
+      const scalevec::Params<S> p{in.at("W"), get(in, "g"), get(in, "a"), get(in, "r"),
+                                  get(in, "u")};
+      scalevec::Cache<S> k;
+      Named<S> out{{"y", scalevec::forward(p, c, in.at("x"), &k)}};
+      if (const Mat<S>* dy = dy_of(in)) {
+        const auto g = scalevec::backward(p, c, k, *dy);
+        put(out, "dx", g.dx);
+        put(out, "dW", g.dW);
+        put(out, "dg", g.dg);
+        put(out, "da", g.da);
+        put(out, "dr", g.dr);
+        put(out, "du", g.du);
+      }
+      return out;
+    });
+    t.push_back(std::move(m));
+  }
+
+  {  // initializers
+    Method m{"init",
+             Kind::initializer,
+             "draws W [d_out, d_in] from an initializer; element (i, j) uses index i * d_in + j "
+             "of the stream (seed, tensor)",
+             {},
+             {},
+             {},
+             "",
+             {},
+             {}};
+    const auto roles = role_table();
+    m.keys = {
+        choice_key("method", init_method_names().front(), init_method_names(), "the initializer"),
+        int_key("d_out", "", "rows of W"),
+        int_key("d_in", "", "columns of W (the fan-in)"),
+        choice_key("role", "query", names_of(roles), "where W sits in the transformer"),
+        int_key("layer", "1", "decoder layer index l >= 1 (not read for embedding, head)"),
+        int_key("seed", "0", "the random stream's seed"),
+        int_key("tensor", "0", "the random stream's tensor id"),
+        real_key("sigma", init::Gaussian{}.sigma, "Gaussian, SIR, LIR: the base std"),
+        int_key("n_layers", std::to_string(init::SIR{}.n_layers), "SIR: N, must be set"),
+        real_key("alpha", init::DSInit{}.alpha, "DSInit: alpha in (0, 1]"),
+        real_key("gamma", init::GammaInit{}.gamma, "GammaInit: sigma = d_in^(-gamma)")};
+    m.inputs = [](const Settings&) { return std::vector<TensorSpec>{}; };
+    m.output = [](const Settings&) { return TensorSpec{"W", {"d_out", "d_in"}}; };
+    set_eval(m, []<class S>(const Settings& s, const Named<S>&) {
+      const long d_out = s.integer("d_out"), d_in = s.integer("d_in"), layer = s.integer("layer");
+      const long seed = s.integer("seed"), tensor = s.integer("tensor");
+      require(d_out >= 1 && d_in >= 1 && d_out <= (1L << 24) && d_in <= (1L << 24),
+              "--set d_out, d_in", "expected 1 <= d_out, d_in <= 2^24, got ", d_out, " and ", d_in);
+      require(layer >= 0 && layer <= (1L << 30), "--set layer", "expected layer >= 0, got ", layer);
+      require(seed >= 0, "--set seed", "expected seed >= 0, got ", seed);
+      require(tensor >= 0 && tensor <= 0xffffffffL, "--set tensor",
+              "expected 0 <= tensor < 2^32, got ", tensor);
+      const init::Shape shape{d_out, d_in, lookup(role_table(), s.choice("role"))};
+      const random::Stream rng{static_cast<std::uint64_t>(seed),
+                               static_cast<std::uint32_t>(tensor)};
+      return Named<S>{{"W", init::draw<S>(shape, static_cast<int>(layer), init_config(s), rng)}};
+    });
+    t.push_back(std::move(m));
+  }
+
+  // rescalers: W in, W out
+  auto rescaler = [&](std::string name, std::string summary, std::vector<KeySpec> keys, auto f) {
+    Method m{
+        std::move(name), Kind::rescaler, std::move(summary), std::move(keys), {}, {}, "", {}, {}};
+    m.inputs = [](const Settings&) { return std::vector<TensorSpec>{{"W", {"rows", "cols"}}}; };
+    m.output = [](const Settings&) { return TensorSpec{"W", {"rows", "cols"}}; };
+    set_eval(m, f);
+    t.push_back(std::move(m));
+  };
+  const rescale::Schedule sd;
+  rescaler("uwr", "W / ||W||_F (unit weight rescaling)", {},
+           []<class S>(const Settings&, const Named<S>& in) {
+             return Named<S>{{"W", rescale::uwr(in.at("W"))}};
+           });
+  rescaler("zwr", "z-score W and rescale to std sigma_init, keeping its mean",
+           {real_key("sigma_init", sd.sigma_target, "the target std"), std_key()},
+           []<class S>(const Settings& s, const Named<S>& in) {
+             return Named<S>{{"W", rescale::zwr(in.at("W"), s.real("sigma_init"),
+                                                lookup(kStdKinds, s.choice("std")))}};
+           });
+  rescaler("tvr", "rescale W to std sigma_target, keeping its mean (eq. 21)",
+           {real_key("sigma_target", sd.sigma_target, "the target std"), std_key()},
+           []<class S>(const Settings& s, const Named<S>& in) {
+             return Named<S>{{"W", rescale::tvr(in.at("W"), s.real("sigma_target"),
+                                                lookup(kStdKinds, s.choice("std")))}};
+           });
+  rescaler("tvr_authors_code",
+           "the authors' TVR: unbiased std, rescale only when std / sigma_target > threshold",
+           {real_key("sigma_target", sd.sigma_target, "the target std"),
+            real_key("threshold", sd.threshold, "rescale when std / sigma_target exceeds it")},
+           []<class S>(const Settings& s, const Named<S>& in) {
+             return Named<S>{{"W", rescale::tvr_authors_code(in.at("W"), s.real("sigma_target"),
+                                                             s.real("threshold"))}};
+           });
+  return t;
+}
+
+}  // namespace
+
+const std::vector<Method>& registry() {
+  static const std::vector<Method> table = build();
+  return table;
+}
+
+const Method& find_method(const std::string& name) {
+  std::vector<std::string> names;
+  for (const auto& m : registry()) {
+    if (m.name == name) return m;
+    names.push_back(m.name);
+  }
+  fail("unknown method \"", name, "\": expected one of ", joined(names),
+       " (scaleref methods lists them)");
+}
+
+}  // namespace scaleref::cli

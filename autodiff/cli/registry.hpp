@@ -1,0 +1,88 @@
+// The command-line tool's one table of methods: what `scaleref methods` lists
+// and what `scaleref eval` runs. Each entry names its input tensors (x first,
+// then the parameters, in the order autodiff/src/norms.cpp uses), their shapes
+// in symbols (N, D, d_in, d_out, ...), its output, and its config keys with
+// defaults taken from the reference's own default-constructed Config.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <scaleref/types.hpp>
+#include <string>
+#include <vector>
+
+namespace scaleref::cli {
+
+// One tensor: its name (the file is <name>.npy) and its shape in symbols,
+// e.g. {"x", {"N", "D"}}. A symbol is a dimension name or a decimal literal.
+struct TensorSpec {
+  std::string name;
+  std::vector<std::string> shape;
+};
+
+std::string shape_text(const std::vector<std::string>& shape);  // "[N,D]"
+
+enum class KeyType { real, integer, boolean, choice };
+
+// One config key. An empty default means the key is required.
+struct KeySpec {
+  std::string name;
+  KeyType type = KeyType::real;
+  std::string def;
+  std::vector<std::string> choices;  // KeyType::choice only
+  std::string help;
+};
+
+const char* type_name(KeyType t);
+
+// The --set values of one run, checked against the method's keys when made:
+// an unknown key or a value of the wrong type is a scaleref::Error.
+class Settings {
+ public:
+  Settings(const std::string& method, const std::vector<KeySpec>& keys,
+           const std::map<std::string, std::string>& set);
+  double real(const std::string& key) const;
+  long integer(const std::string& key) const;
+  bool boolean(const std::string& key) const;
+  const std::string& choice(const std::string& key) const;
+
+ private:
+  const std::string& raw(const std::string& key, KeyType want) const;
+  std::string method_;
+  std::vector<KeySpec> keys_;
+  std::map<std::string, std::string> values_;
+};
+
+template <class S>
+using Named = std::map<std::string, Mat<S>>;
+
+// Runs a method: `in` holds x (when the method has one), every parameter and,
+// when present, dy; the result holds y (or W for initializers and rescalers)
+// and, with dy, dx and d<param> for every parameter.
+template <class S>
+using EvalFn = std::function<Named<S>(const Settings&, const Named<S>&)>;
+
+enum class Kind { layer, initializer, rescaler };
+const char* kind_name(Kind k);
+
+struct Method {
+  std::string name;
+  Kind kind = Kind::layer;
+  std::string summary;
+  std::vector<KeySpec> keys;
+  // The input tensors (x first, then parameters) and the output, for these settings.
+  std::function<std::vector<TensorSpec>(const Settings&)> inputs;
+  std::function<TensorSpec(const Settings&)> output;
+  // The key whose choices change the tensor list (scalevec's strategy), or "".
+  std::string variant_key;
+  EvalFn<double> eval_double;
+  EvalFn<Real50> eval_real50;
+};
+
+// Every method of the reference, in listing order.
+const std::vector<Method>& registry();
+
+// The entry named `name`, else scaleref::Error listing the names.
+const Method& find_method(const std::string& name);
+
+}  // namespace scaleref::cli

@@ -1,0 +1,483 @@
+// The `scaleref` command-line tool, run as a separate process (its path is
+// SCALEREF_CLI): `methods --json` lists the registry, `eval` reproduces the
+// reference bitwise in double and to ~1e-15 in Real50, `compare` exits 0/1,
+// and bad input exits 2 with a message.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <random>
+#include <scaleref/init/initializers.hpp>
+#include <scaleref/init/rescale.hpp>
+#include <scaleref/io/npy.hpp>
+#include <scaleref/norm/rmsnorm.hpp>
+#include <scaleref/norm/seednorm.hpp>
+#include <scaleref/scalevec/linear.hpp>
+#include <scaleref/sdd/layer.hpp>
+#include <scaleref/verify/compare.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "registry.hpp"
+
+namespace fs = std::filesystem;
+using namespace scaleref;
+
+namespace {
+
+struct Result {
+  int status = -1;
+  std::string out, err;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::ostringstream os;
+  os << f.rdbuf();
+  return os.str();
+}
+
+class CliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::temp_directory_path() /
+           ("scaleref_cli_test_" + std::to_string(::getpid()) + "_" + info->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    if (!HasFailure()) fs::remove_all(dir_);
+  }
+
+  Result run(const std::string& args) const {
+    const fs::path out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
+    const std::string cmd = std::string("'") + SCALEREF_CLI + "' " + args + " >'" + out.string() +
+                            "' 2>'" + err.string() + "'";
+    const int raw = std::system(cmd.c_str());
+    Result r;
+    r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+    r.out = slurp(out);
+    r.err = slurp(err);
+    return r;
+  }
+
+  void put(const std::string& name, const Mat<double>& m) const {
+    npy::write((dir_ / (name + ".npy")).string(), npy::from_matrix(m));
+  }
+  Mat<double> got(const std::string& name) const {
+    return npy::to_matrix(npy::read((dir_ / "out" / (name + ".npy")).string()));
+  }
+  std::string dir() const { return "--dir '" + dir_.string() + "'"; }
+
+  Mat<double> random(long r, long c, double lo = -2, double hi = 2) {
+    std::uniform_real_distribution<double> u(lo, hi);
+    Mat<double> m(r, c);
+    for (Eigen::Index i = 0; i < m.size(); ++i) m.data()[i] = u(rng_);
+    return m;
+  }
+
+  fs::path dir_;
+  std::mt19937_64 rng_{20261122};
+};
+
+::testing::AssertionResult bitwise(const char* ea, const char*, const Mat<double>& a,
+                                   const Mat<double>& b) {
+  if (a.rows() != b.rows() || a.cols() != b.cols())
+    return ::testing::AssertionFailure()
+           << ea << ": shape " << shape_str(a) << " vs " << shape_str(b);
+  if (a.size() > 0 &&
+      std::memcmp(a.data(), b.data(), sizeof(double) * static_cast<std::size_t>(a.size())) != 0)
+    return ::testing::AssertionFailure()
+           << ea << ": not bitwise equal\n"
+           << verify::compare<double>(ea, a, b, {0, 0, "bitwise"}).str();
+  return ::testing::AssertionSuccess();
+}
+
+// ---- a minimal JSON reader (objects, arrays, strings, null, true, false, numbers) ----------
+
+struct Json {
+  enum Type { null, boolean, number, string, array, object } type = null;
+  std::string text;  // string value, or the number's text
+  std::vector<Json> items;
+  std::map<std::string, Json> fields;
+  const Json& operator[](const std::string& k) const { return fields.at(k); }
+};
+
+class JsonReader {
+ public:
+  explicit JsonReader(const std::string& s) : s_(s) {}
+  Json document() {
+    Json j = value();
+    ws();
+    if (i_ != s_.size()) throw std::runtime_error("trailing text at " + std::to_string(i_));
+    return j;
+  }
+
+ private:
+  void ws() {
+    while (i_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[i_]))) ++i_;
+  }
+  char peek() {
+    ws();
+    if (i_ >= s_.size()) throw std::runtime_error("unexpected end");
+    return s_[i_];
+  }
+  void expect(char c) {
+    if (peek() != c)
+      throw std::runtime_error(std::string("expected ") + c + " at " + std::to_string(i_));
+    ++i_;
+  }
+  std::string str() {
+    expect('"');
+    std::string out;
+    while (i_ < s_.size() && s_[i_] != '"') {
+      if (s_[i_] == '\\') {
+        ++i_;
+        if (i_ >= s_.size()) break;
+        if (s_[i_] == 'u') {
+          out += static_cast<char>(std::stoi(s_.substr(i_ + 1, 4), nullptr, 16));
+          i_ += 4;
+        } else {
+          out += s_[i_] == 'n' ? '\n' : s_[i_];
+        }
+      } else {
+        out += s_[i_];
+      }
+      ++i_;
+    }
+    expect('"');
+    return out;
+  }
+  Json value() {
+    Json j;
+    const char c = peek();
+    if (c == '{') {
+      j.type = Json::object;
+      ++i_;
+      if (peek() == '}') return ++i_, j;
+      for (;;) {
+        std::string k = str();
+        expect(':');
+        j.fields[k] = value();
+        if (peek() == ',') {
+          ++i_;
+          continue;
+        }
+        expect('}');
+        return j;
+      }
+    }
+    if (c == '[') {
+      j.type = Json::array;
+      ++i_;
+      if (peek() == ']') return ++i_, j;
+      for (;;) {
+        j.items.push_back(value());
+        if (peek() == ',') {
+          ++i_;
+          continue;
+        }
+        expect(']');
+        return j;
+      }
+    }
+    if (c == '"') {
+      j.type = Json::string;
+      j.text = str();
+      return j;
+    }
+    for (const char* word : {"null", "true", "false"})
+      if (s_.compare(i_, std::strlen(word), word) == 0) {
+        i_ += std::strlen(word);
+        j.type = word[0] == 'n' ? Json::null : Json::boolean;
+        j.text = word;
+        return j;
+      }
+    const std::size_t start = i_;
+    while (i_ < s_.size() && std::strchr("+-0123456789.eE", s_[i_])) ++i_;
+    if (i_ == start) throw std::runtime_error("bad value at " + std::to_string(i_));
+    j.type = Json::number;
+    j.text = s_.substr(start, i_ - start);
+    return j;
+  }
+  const std::string& s_;
+  std::size_t i_ = 0;
+};
+
+// ---- methods ------------------------------------------------------------------------------
+
+TEST_F(CliTest, MethodsJsonListsEveryRegistryEntry) {
+  const Result r = run("methods --json");
+  ASSERT_EQ(r.status, 0) << r.err;
+  Json doc;
+  ASSERT_NO_THROW(doc = JsonReader(r.out).document()) << r.out;
+  const Json& methods = doc["methods"];
+  const auto& reg = cli::registry();
+  ASSERT_EQ(methods.items.size(), reg.size());
+  for (std::size_t i = 0; i < reg.size(); ++i) {
+    const cli::Method& m = reg[i];
+    const Json& j = methods.items[i];
+    EXPECT_EQ(j["name"].text, m.name);
+    EXPECT_EQ(j["kind"].text, cli::kind_name(m.kind));
+    std::map<std::string, std::string> set;
+    for (const auto& k : m.keys)
+      if (k.def.empty()) set[k.name] = "1";
+    const cli::Settings s(m.name, m.keys, set);
+    const auto inputs = m.inputs(s);
+    ASSERT_EQ(j["inputs"].items.size(), inputs.size()) << m.name;
+    for (std::size_t t = 0; t < inputs.size(); ++t) {
+      EXPECT_EQ(j["inputs"].items[t]["name"].text, inputs[t].name);
+      EXPECT_EQ(j["inputs"].items[t]["shape"].text, cli::shape_text(inputs[t].shape));
+    }
+    if (m.kind == cli::Kind::layer) {
+      EXPECT_EQ(inputs.at(0).name, "x") << m.name;
+    }
+    ASSERT_EQ(j["keys"].items.size(), m.keys.size()) << m.name;
+    for (std::size_t k = 0; k < m.keys.size(); ++k) {
+      EXPECT_EQ(j["keys"].items[k]["name"].text, m.keys[k].name);
+      EXPECT_EQ(j["keys"].items[k]["default"].text, m.keys[k].def.empty() ? "null" : m.keys[k].def);
+    }
+  }
+  // The brief's must-haves.
+  std::vector<std::string> names;
+  for (const auto& j : methods.items) names.push_back(j["name"].text);
+  for (const char* want : {"rmsnorm", "layernorm", "dyt", "seednorm", "adaseednorm", "sdd",
+                           "linear", "scalevec", "init", "uwr", "zwr", "tvr", "tvr_authors_code"})
+    EXPECT_NE(std::find(names.begin(), names.end(), want), names.end()) << want;
+  const Json& seed = methods.items[static_cast<std::size_t>(
+      std::find(names.begin(), names.end(), "seednorm") - names.begin())];
+  std::vector<std::string> keys;
+  for (const auto& k : seed["keys"].items) keys.push_back(k["name"].text);
+  EXPECT_EQ(keys, (std::vector<std::string>{"eps", "sigma", "heads", "alpha", "beta", "gamma",
+                                            "alpha_init"}));
+  EXPECT_EQ(run("methods").status, 0);
+}
+
+// ---- eval: bitwise equal to the reference in double ---------------------------------------
+
+TEST_F(CliTest, EvalRmsnormEqualsReference) {
+  const Mat<double> x = random(5, 8), gamma = random(1, 8), dy = random(5, 8);
+  put("x", x);
+  put("gamma", gamma);
+  put("dy", dy);
+  const Result r = run("eval rmsnorm " + dir());
+  ASSERT_EQ(r.status, 0) << r.err;
+  const norm::rmsnorm::Params<double> p{gamma};
+  const norm::rmsnorm::Config c;
+  norm::rmsnorm::Cache<double> k;
+  EXPECT_PRED_FORMAT2(bitwise, got("y"), norm::rmsnorm::forward(p, c, x, &k));
+  const auto g = norm::rmsnorm::backward(p, c, k, dy);
+  EXPECT_PRED_FORMAT2(bitwise, got("dx"), g.dx);
+  EXPECT_PRED_FORMAT2(bitwise, got("dgamma"), g.dgamma);
+}
+
+TEST_F(CliTest, EvalSeednormTwoHeadsEqualsReference) {
+  const Mat<double> x = random(4, 8), alpha = random(1, 8), beta = random(1, 8),
+                    gamma = random(1, 8), dy = random(4, 8);
+  put("x", x);
+  put("alpha", alpha);
+  put("beta", beta);
+  put("gamma", gamma);
+  put("dy", dy);
+  const Result r = run("eval seednorm " + dir() + " --set heads=2 --set eps=1e-5");
+  ASSERT_EQ(r.status, 0) << r.err;
+  norm::seednorm::Config c;
+  c.heads = 2;
+  c.eps = 1e-5;
+  const norm::seednorm::Params<double> p{alpha, beta, gamma};
+  norm::seednorm::Cache<double> k;
+  EXPECT_PRED_FORMAT2(bitwise, got("y"), norm::seednorm::forward(p, c, x, &k));
+  const auto g = norm::seednorm::backward(p, c, k, dy);
+  EXPECT_PRED_FORMAT2(bitwise, got("dx"), g.dx);
+  EXPECT_PRED_FORMAT2(bitwise, got("dalpha"), g.dalpha);
+  EXPECT_PRED_FORMAT2(bitwise, got("dbeta"), g.dbeta);
+  EXPECT_PRED_FORMAT2(bitwise, got("dgamma"), g.dgamma);
+}
+
+TEST_F(CliTest, EvalSddEqualsReference) {
+  const Mat<double> x = random(3, 6), V = random(4, 6), alpha = random(1, 4), dy = random(3, 4);
+  put("x", x);
+  put("V", V);
+  put("alpha", alpha);
+  put("dy", dy);
+  const Result r = run("eval sdd " + dir());
+  ASSERT_EQ(r.status, 0) << r.err;
+  const sdd::Params<double> p{V, alpha};
+  const sdd::Config c;
+  sdd::Cache<double> k;
+  EXPECT_PRED_FORMAT2(bitwise, got("y"), sdd::forward(p, c, x, &k));
+  const auto g = sdd::backward(p, c, k, dy);
+  EXPECT_PRED_FORMAT2(bitwise, got("dx"), g.dx);
+  EXPECT_PRED_FORMAT2(bitwise, got("dV"), g.dV);
+  EXPECT_PRED_FORMAT2(bitwise, got("dalpha"), g.dalpha);
+}
+
+TEST_F(CliTest, EvalScalevecDpEqualsReference) {
+  const Mat<double> x = random(3, 6), W = random(5, 6), g = random(1, 6), a = random(1, 5),
+                    dy = random(3, 5);
+  put("x", x);
+  put("W", W);
+  put("g", g);
+  put("a", a);
+  put("dy", dy);
+  const Result r = run("eval scalevec " + dir() + " --set strategy=dp");  // case-insensitive
+  ASSERT_EQ(r.status, 0) << r.err;
+  scalevec::Config c;
+  c.strategy = scalevec::Strategy::dp;
+  const scalevec::Params<double> p{W, g, a, {}, {}};
+  scalevec::Cache<double> k;
+  EXPECT_PRED_FORMAT2(bitwise, got("y"), scalevec::forward(p, c, x, &k));
+  const auto gr = scalevec::backward(p, c, k, dy);
+  EXPECT_PRED_FORMAT2(bitwise, got("dx"), gr.dx);
+  EXPECT_PRED_FORMAT2(bitwise, got("dW"), gr.dW);
+  EXPECT_PRED_FORMAT2(bitwise, got("dg"), gr.dg);
+  EXPECT_PRED_FORMAT2(bitwise, got("da"), gr.da);
+  EXPECT_FALSE(fs::exists(dir_ / "out" / "dr.npy"));
+}
+
+TEST_F(CliTest, EvalWithoutDyWritesOnlyY) {
+  put("x", random(2, 4));
+  put("gamma", random(1, 4));
+  ASSERT_EQ(run("eval rmsnorm " + dir()).status, 0);
+  EXPECT_TRUE(fs::exists(dir_ / "out" / "y.npy"));
+  EXPECT_FALSE(fs::exists(dir_ / "out" / "dx.npy"));
+}
+
+TEST_F(CliTest, EvalInitializerEqualsReference) {
+  const Result r = run("eval init " + dir() +
+                       " --set method=KaimingNormal --set d_out=7 --set d_in=5 --set seed=3"
+                       " --set tensor=2 --set role=up --set layer=2");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const Mat<double> want =
+      init::draw<double>({7, 5, init::Role::up}, 2, init::KaimingNormal{}, random::Stream{3, 2});
+  EXPECT_PRED_FORMAT2(bitwise, got("W"), want);
+}
+
+TEST_F(CliTest, EvalRescalerEqualsReference) {
+  const Mat<double> W = random(4, 6);
+  put("W", W);
+  const Result r = run("eval tvr " + dir() + " --set sigma_target=0.05");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_PRED_FORMAT2(bitwise, got("W"), rescale::tvr<double>(W, 0.05));
+}
+
+// ---- eval in Real50 -----------------------------------------------------------------------
+
+TEST_F(CliTest, Precision50AgreesWithDouble) {
+  const Mat<double> x = random(4, 8), alpha = random(1, 8), beta = random(1, 8),
+                    gamma = random(1, 8, 0.5, 2), dy = random(4, 8);
+  put("x", x);
+  put("alpha", alpha);
+  put("beta", beta);
+  put("gamma", gamma);
+  put("dy", dy);
+  ASSERT_EQ(run("eval seednorm " + dir() + " --set heads=2").status, 0);
+  std::map<std::string, Mat<double>> d;
+  for (const char* n : {"y", "dx", "dalpha", "dbeta", "dgamma"}) d[n] = got(n);
+  const Result r = run("eval seednorm " + dir() + " --set heads=2 --precision 50");
+  ASSERT_EQ(r.status, 0) << r.err;
+  // Double carries ~1e-16 per operation; a few dozen operations per entry.
+  const verify::Tolerance tol{1e-15, 1e-14, "double vs Real50 rounded: a few ulps"};
+  for (const auto& [n, m] : d) {
+    const auto c = verify::compare<double>(n, m, got(n), tol);
+    EXPECT_TRUE(c.ok()) << c.str();
+  }
+}
+
+// ---- compare ------------------------------------------------------------------------------
+
+TEST_F(CliTest, CompareExitCodes) {
+  const Mat<double> a = random(3, 4);
+  Mat<double> b = a;
+  b(1, 2) *= 1 + 1e-3;
+  put("a", a);
+  put("b", b);
+  const std::string A = "'" + (dir_ / "a.npy").string() + "'",
+                    B = "'" + (dir_ / "b.npy").string() + "'";
+  Result r = run("compare " + A + " " + A);
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  r = run("compare " + A + " " + B);
+  EXPECT_EQ(r.status, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("worst [1,2]"), std::string::npos) << r.out;  // the worst entry
+  EXPECT_EQ(run("compare " + A + " " + B + " --dtype fp32").status, 1);
+  EXPECT_EQ(run("compare " + A + " " + B + " --dtype bf16").status, 0);
+  EXPECT_EQ(run("compare " + A + " " + B + " --rtol 1e-2").status, 0);
+  EXPECT_EQ(run("compare " + A + " " + B + " --dtype fp99").status, 2);
+  EXPECT_EQ(run("compare " + A + " " + B + " --atol nope").status, 2);
+  put("c", random(4, 3));
+  EXPECT_EQ(run("compare " + A + " '" + (dir_ / "c.npy").string() + "'").status, 2);
+  EXPECT_EQ(run("compare " + A).status, 2);
+}
+
+TEST_F(CliTest, CompareNaNNeverMatches) {
+  Mat<double> a = random(2, 3);
+  a(0, 1) = std::numeric_limits<double>::quiet_NaN();
+  put("a", a);
+  const std::string A = "'" + (dir_ / "a.npy").string() + "'";
+  // NaN against NaN is a mismatch: a NaN never matches, even itself.
+  Result r = run("compare " + A + " " + A + " --rtol 1");
+  EXPECT_EQ(r.status, 1) << r.out;
+  Mat<double> b = a;
+  b(0, 1) = 1.0;
+  put("b", b);
+  r = run("compare " + A + " '" + (dir_ / "b.npy").string() + "' --atol 1e9");
+  EXPECT_EQ(r.status, 1) << r.out;
+}
+
+// ---- errors -------------------------------------------------------------------------------
+
+TEST_F(CliTest, ErrorsExitTwoWithAMessage) {
+  Result r = run("eval nosuchnorm " + dir());
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("unknown method"), std::string::npos) << r.err;
+
+  r = run("eval rmsnorm " + dir());  // no x.npy
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("x.npy"), std::string::npos) << r.err;
+
+  put("x", random(2, 4));
+  put("gamma", random(1, 4));
+  r = run("eval rmsnorm " + dir() + " --set nosuchkey=1");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("nosuchkey"), std::string::npos) << r.err;
+
+  r = run("eval rmsnorm " + dir() + " --set eps=abc");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("eps"), std::string::npos) << r.err;
+
+  r = run("eval seednorm " + dir() + " --set sigma=relu");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("relu"), std::string::npos) << r.err;
+
+  put("gamma", random(1, 5));  // wrong shape
+  r = run("eval rmsnorm " + dir());
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("gamma"), std::string::npos) << r.err;
+
+  put("gamma", random(1, 4));
+  put("dy", random(3, 4));  // wrong shape
+  r = run("eval rmsnorm " + dir());
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("dy"), std::string::npos) << r.err;
+
+  r = run("eval init " + dir() + " --set d_out=3");  // d_in required
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("d_in"), std::string::npos) << r.err;
+
+  r = run("eval rmsnorm " + dir() + " --precision 99");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(run("frobnicate").status, 2);
+  EXPECT_EQ(run("").status, 2);
+}
+
+}  // namespace
