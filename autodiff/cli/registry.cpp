@@ -4,6 +4,9 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <scaleref/autodiff/norms.hpp>
+#include <scaleref/autodiff/scalevec.hpp>
+#include <scaleref/autodiff/sdd.hpp>
 #include <scaleref/error.hpp>
 #include <scaleref/init/initializers.hpp>
 #include <scaleref/init/rescale.hpp>
@@ -224,6 +227,30 @@ void put(Named<S>& out, const std::string& name, const Mat<S>& m) {
   if (m.size() > 0) out[name] = m;
 }
 
+// A layer is evaluated through its analytic verify::Problem (autodiff/norms.hpp,
+// sdd.hpp, scalevec.hpp), the same object the gradient tests check: the inputs
+// in the problem's order, y from its forward and, with dy, "d" + name for every
+// input from its backward. make(settings) builds the problem for the config.
+template <class MakeProblem>
+void set_layer_eval(Method& m, MakeProblem make) {
+  set_eval(m, [make]<class S>(const Settings& s, const Named<S>& in) {
+    const verify::Problem pr = make(s);
+    const verify::Differentiable<S>* f;
+    if constexpr (std::is_same_v<S, double>)
+      f = &pr.f64;
+    else
+      f = &pr.f50;
+    std::vector<Mat<S>> xs;
+    for (const auto& name : pr.input_names) xs.push_back(in.at(name));
+    Named<S> out{{"y", f->forward(xs)}};
+    if (const Mat<S>* dy = dy_of(in)) {
+      const std::vector<Mat<S>> g = f->backward(xs, *dy);
+      for (std::size_t i = 0; i < g.size(); ++i) put(out, "d" + pr.input_names[i], g[i]);
+    }
+    return out;
+  });
+}
+
 KeySpec real_key(std::string name, double def, std::string help) {
   return {std::move(name), KeyType::real, num(def), {}, std::move(help)};
 }
@@ -393,19 +420,8 @@ std::vector<Method> build() {
       return std::vector<TensorSpec>{batch("x", "D"), row("gamma", "D")};
     };
     m.output = [](const Settings&) { return batch("y", "D"); };
-    set_eval(m, []<class S>(const Settings& s, const Named<S>& in) {
-      namespace M = norm::rmsnorm;
-      const M::Config c{s.real("eps")};
-      const M::Params<S> p{in.at("gamma")};
-      M::Cache<S> k;
-      Named<S> out{{"y", M::forward(p, c, in.at("x"), &k)}};
-      if (const Mat<S>* dy = dy_of(in)) {
-        const auto g = M::backward(p, c, k, *dy);
-        put(out, "dx", g.dx);
-        put(out, "dgamma", g.dgamma);
-      }
-      return out;
-    });
+    set_layer_eval(m,
+                   [](const Settings& s) { return autodiff::analytic_rmsnorm({s.real("eps")}); });
     t.push_back(std::move(m));
   }
 
@@ -422,19 +438,8 @@ std::vector<Method> build() {
       return v;
     };
     m.output = [](const Settings&) { return batch("y", "D"); };
-    set_eval(m, []<class S>(const Settings& s, const Named<S>& in) {
-      namespace M = norm::layernorm;
-      const M::Config c{s.real("eps"), s.boolean("bias")};
-      const M::Params<S> p{in.at("gamma"), get(in, "beta")};
-      M::Cache<S> k;
-      Named<S> out{{"y", M::forward(p, c, in.at("x"), &k)}};
-      if (const Mat<S>* dy = dy_of(in)) {
-        const auto g = M::backward(p, c, k, *dy);
-        put(out, "dx", g.dx);
-        put(out, "dgamma", g.dgamma);
-        put(out, "dbeta", g.dbeta);
-      }
-      return out;
+    set_layer_eval(m, [](const Settings& s) {
+      return autodiff::analytic_layernorm({s.real("eps"), s.boolean("bias")});
     });
     t.push_back(std::move(m));
   }
@@ -450,20 +455,8 @@ std::vector<Method> build() {
       return v;
     };
     m.output = [](const Settings&) { return batch("y", "D"); };
-    set_eval(m, []<class S>(const Settings& s, const Named<S>& in) {
-      namespace M = norm::dyt;
-      const M::Config c{s.boolean("bias"), s.real("alpha_init")};
-      const M::Params<S> p{in.at("alpha"), in.at("gamma"), get(in, "beta")};
-      M::Cache<S> k;
-      Named<S> out{{"y", M::forward(p, c, in.at("x"), &k)}};
-      if (const Mat<S>* dy = dy_of(in)) {
-        const auto g = M::backward(p, c, k, *dy);
-        put(out, "dx", g.dx);
-        put(out, "dalpha", g.dalpha);
-        put(out, "dgamma", g.dgamma);
-        put(out, "dbeta", g.dbeta);
-      }
-      return out;
+    set_layer_eval(m, [](const Settings& s) {
+      return autodiff::analytic_dyt({s.boolean("bias"), s.real("alpha_init")});
     });
     t.push_back(std::move(m));
   }
@@ -479,21 +472,8 @@ std::vector<Method> build() {
       return v;
     };
     m.output = [](const Settings&) { return batch("y", "D"); };
-    set_eval(m, []<class S>(const Settings& s, const Named<S>& in) {
-      namespace M = norm::seednorm;
-      const M::Config c = seednorm_config(s, true);
-      const M::Params<S> p{get(in, "alpha"), get(in, "beta"), get(in, "gamma")};
-      M::Cache<S> k;
-      Named<S> out{{"y", M::forward(p, c, in.at("x"), &k)}};
-      if (const Mat<S>* dy = dy_of(in)) {
-        const auto g = M::backward(p, c, k, *dy);
-        put(out, "dx", g.dx);
-        put(out, "dalpha", g.dalpha);
-        put(out, "dbeta", g.dbeta);
-        put(out, "dgamma", g.dgamma);
-      }
-      return out;
-    });
+    set_layer_eval(
+        m, [](const Settings& s) { return autodiff::analytic_seednorm(seednorm_config(s, true)); });
     t.push_back(std::move(m));
   }
 
@@ -518,21 +498,8 @@ std::vector<Method> build() {
       return v;
     };
     m.output = [](const Settings&) { return batch("y", "D"); };
-    set_eval(m, []<class S>(const Settings& s, const Named<S>& in) {
-      namespace M = norm::adaseednorm;
-      const M::Config c = seednorm_config(s, false);
-      const M::Params<S> p{get(in, "alpha"), get(in, "beta")};
-      M::Cache<S> k;
-      Named<S> out{{"y", M::forward(p, c, in.at("x"), in.at("gamma_c"), in.at("eta_c"), &k)}};
-      if (const Mat<S>* dy = dy_of(in)) {
-        const auto g = M::backward(p, c, k, *dy);
-        put(out, "dx", g.dx);
-        put(out, "dalpha", g.dalpha);
-        put(out, "dbeta", g.dbeta);
-        put(out, "dgamma_c", g.dgamma_c);
-        put(out, "deta_c", g.deta_c);
-      }
-      return out;
+    set_layer_eval(m, [](const Settings& s) {
+      return autodiff::analytic_adaseednorm(seednorm_config(s, false));
     });
     t.push_back(std::move(m));
   }
@@ -547,19 +514,7 @@ std::vector<Method> build() {
           batch("x", "d_in"), {"V", {"d_out", "d_in"}}, row("alpha", "d_out")};
     };
     m.output = [](const Settings&) { return batch("y", "d_out"); };
-    set_eval(m, []<class S>(const Settings& s, const Named<S>& in) {
-      const sdd::Config c{s.real("eps")};
-      const sdd::Params<S> p{in.at("V"), in.at("alpha")};
-      sdd::Cache<S> k;
-      Named<S> out{{"y", sdd::forward(p, c, in.at("x"), &k)}};
-      if (const Mat<S>* dy = dy_of(in)) {
-        const auto g = sdd::backward(p, c, k, *dy);
-        put(out, "dx", g.dx);
-        put(out, "dV", g.dV);
-        put(out, "dalpha", g.dalpha);
-      }
-      return out;
-    });
+    set_layer_eval(m, [](const Settings& s) { return autodiff::analytic_sdd({s.real("eps")}); });
     t.push_back(std::move(m));
   }
 
@@ -569,17 +524,7 @@ std::vector<Method> build() {
       return std::vector<TensorSpec>{batch("x", "d_in"), {"W", {"d_out", "d_in"}}};
     };
     m.output = [](const Settings&) { return batch("y", "d_out"); };
-    set_eval(m, []<class S>(const Settings&, const Named<S>& in) {
-      const linear::Params<S> p{in.at("W")};
-      linear::Cache<S> k;
-      Named<S> out{{"y", linear::forward(p, in.at("x"), &k)}};
-      if (const Mat<S>* dy = dy_of(in)) {
-        const auto g = linear::backward(p, k, *dy);
-        put(out, "dx", g.dx);
-        put(out, "dW", g.dW);
-      }
-      return out;
-    });
+    set_layer_eval(m, [](const Settings&) { return autodiff::analytic_linear(); });
     t.push_back(std::move(m));
   }
 
@@ -612,25 +557,12 @@ std::vector<Method> build() {
       return v;
     };
     m.output = [](const Settings&) { return batch("y", "d_out"); };
-    set_eval(m, []<class S>(const Settings& s, const Named<S>& in) {
+    set_layer_eval(m, [](const Settings& s) {
       scalevec::Config c;
       c.strategy = lookup(strategy_table(), s.choice("strategy"));
       c.eps = s.real("eps");
       c.heads = static_cast<Eigen::Index>(s.integer("heads"));
-      const scalevec::Params<S> p{in.at("W"), get(in, "g"), get(in, "a"), get(in, "r"),
-                                  get(in, "u")};
-      scalevec::Cache<S> k;
-      Named<S> out{{"y", scalevec::forward(p, c, in.at("x"), &k)}};
-      if (const Mat<S>* dy = dy_of(in)) {
-        const auto g = scalevec::backward(p, c, k, *dy);
-        put(out, "dx", g.dx);
-        put(out, "dW", g.dW);
-        put(out, "dg", g.dg);
-        put(out, "da", g.da);
-        put(out, "dr", g.dr);
-        put(out, "du", g.du);
-      }
-      return out;
+      return autodiff::analytic_scalevec(c);
     });
     t.push_back(std::move(m));
   }
