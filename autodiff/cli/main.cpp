@@ -67,7 +67,8 @@ std::string text_tensors(const std::vector<cli::TensorSpec>& ts) {
 }
 
 // The settings of a method with `key` (if any) set to `value`, every other key at its default;
-// required keys without a default get a placeholder so the tensor lists can be shown.
+// required keys without a default (an initializer's d_out, d_in) are set to 1 here: the
+// listing prints shapes by name, and those keys only size tensors.
 cli::Settings listing_settings(const cli::Method& m, std::map<std::string, std::string> set = {}) {
   for (const auto& k : m.keys)
     if (k.def.empty()) set.emplace(k.name, "1");
