@@ -149,6 +149,18 @@ bool above_threshold(const Moments<S>& m, const S& target, double threshold) {
   return S(m.std / target) > S(threshold);
 }
 
+// Eq. 20 and eq. 21 are one map, W <- z target + mu(W), with the target named
+// sigma_init (ZWR) or sigma_target (TVR): checked input, nonzero spread.
+template <class S>
+Mat<S> to_target_std(const char* where, const char* target_name, const Mat<S>& W, double target,
+                     StdKind kind) {
+  check_target(where, target_name, target);
+  check_matrix(where, W);
+  const Moments<S> m = moments(where, W, kind);
+  check_spread(where, W, m);
+  return rescale_to(where, W, m, S(target), m.mean);
+}
+
 }  // namespace detail
 
 // mu(W) and sigma(W) (population or unbiased), for callers that report them.
@@ -196,12 +208,7 @@ Mat<S> standardize(const Mat<S>& W, StdKind kind = StdKind::population) {
 // initialization would be 0: the paper is ambiguous here).
 template <class S>
 Mat<S> zwr(const Mat<S>& W, double sigma_init, StdKind kind = StdKind::population) {
-  constexpr const char* where = "rescale::zwr";
-  detail::check_target(where, "sigma_init", sigma_init);
-  detail::check_matrix(where, W);
-  const Moments<S> m = detail::moments(where, W, kind);
-  detail::check_spread(where, W, m);
-  return detail::rescale_to(where, W, m, S(sigma_init), m.mean);
+  return detail::to_target_std("rescale::zwr", "sigma_init", W, sigma_init, kind);
 }
 
 // TVR in the paper's form, eq. 21: W <- z sigma_target + mu(W), every time it is
@@ -211,12 +218,7 @@ Mat<S> zwr(const Mat<S>& W, double sigma_init, StdKind kind = StdKind::populatio
 // is kept.
 template <class S>
 Mat<S> tvr(const Mat<S>& W, double sigma_target, StdKind kind = StdKind::population) {
-  constexpr const char* where = "rescale::tvr";
-  detail::check_target(where, "sigma_target", sigma_target);
-  detail::check_matrix(where, W);
-  const Moments<S> m = detail::moments(where, W, kind);
-  detail::check_spread(where, W, m);
-  return detail::rescale_to(where, W, m, S(sigma_target), m.mean);
+  return detail::to_target_std("rescale::tvr", "sigma_target", W, sigma_target, kind);
 }
 
 // TVR as the authors' code runs it on one matrix: with sigma the unbiased std
