@@ -10,6 +10,8 @@
 #include <scaleref/verify/generators.hpp>
 #include <vector>
 
+#include "error_support.hpp"
+
 namespace scaleref::test {
 
 using verify::Inputs;
@@ -30,14 +32,6 @@ inline rc::Gen<M> parameter(long d) {
 inline rc::Gen<double> eps() { return rc::gen::element(0.0, 1e-12, 1e-6, 1e-2, 1.0); }
 
 // The message of the scaleref::Error that f throws, or "no error".
-inline std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "no error";
-}
 
 inline double rms_of(const M& x) {
   return std::sqrt(x.squaredNorm() / static_cast<double>(x.size()));

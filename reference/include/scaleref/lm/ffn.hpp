@@ -1,0 +1,71 @@
+// The SwiGLU feed-forward block of the tiny LM (lm/config.hpp), inputs u_gate, u_up
+// [N, d] (one shared matrix unless HG gives each map its own):
+//
+//   a = P_gate(u_gate),  b = P_up(u_up)                         [N, d_ff]
+//   m = silu(a) (.) b,   silu(a) = a sigmoid(a)
+//   out = P_down(m)                                             [N, d]
+//
+// Backward, with dm = dL/dm from P_down's backward and s = sigmoid(a):
+//   da = dm (.) b (.) silu'(a),  silu'(a) = s (1 + a (1 - s))
+//   db = dm (.) silu(a)
+// then P_gate's and P_up's backward (lm/projection.hpp).
+#pragma once
+
+#include <scaleref/lm/projection.hpp>
+#include <string>
+
+namespace scaleref::lm {
+
+template <class S>
+struct FfnCache {
+  ProjCache<S> pg, pu, pd;
+  Mat<S> a, b;  // P_gate, P_up outputs
+  Mat<S> s;     // sigmoid(a)
+  Mat<S> m;     // silu(a) (.) b, P_down's input
+};
+
+template <class S>
+struct FfnGrads {
+  Mat<S> du_gate, du_up;
+};
+
+template <class S>
+Mat<S> ffn_forward(const Config& c, const ParamStore<S>& p, const std::string& layer_prefix,
+                   const Mat<S>& u_gate, const Mat<S>& u_up, FfnCache<S>& k) {
+  const std::string base = layer_prefix + "ffn.";
+  k.a = proj_forward(c, p, Proj::gate, base + "gate.", u_gate, k.pg);
+  k.b = proj_forward(c, p, Proj::up, base + "up.", u_up, k.pu);
+  const Eigen::Index n = k.a.rows(), f = k.a.cols();
+  k.s.resize(n, f);
+  k.m.resize(n, f);
+  for_each_row(n, f, [&](Eigen::Index i) {
+    for (Eigen::Index j = 0; j < f; ++j) {
+      k.s(i, j) = detail::sigmoid(k.a(i, j));
+      k.m(i, j) = k.a(i, j) * k.s(i, j) * k.b(i, j);
+    }
+  });
+  return proj_forward(c, p, Proj::down, base + "down.", k.m, k.pd);
+}
+
+template <class S>
+FfnGrads<S> ffn_backward(const Config& c, const ParamStore<S>& p, const std::string& layer_prefix,
+                         const Mat<S>& u_gate, const Mat<S>& u_up, const FfnCache<S>& k,
+                         const Mat<S>& dout, ParamStore<S>& g) {
+  const std::string base = layer_prefix + "ffn.";
+  Mat<S> da = proj_backward(c, p, Proj::down, base + "down.", k.m, k.pd, dout, g);  // dm
+  const Eigen::Index n = da.rows(), f = da.cols();
+  Mat<S> db(n, f);
+  for_each_row(n, f, [&](Eigen::Index i) {
+    for (Eigen::Index j = 0; j < f; ++j) {
+      const S s = k.s(i, j), a = k.a(i, j), dm = da(i, j);
+      db(i, j) = dm * a * s;                                    // dm (.) silu(a)
+      da(i, j) = dm * k.b(i, j) * s * (S(1) + a * (S(1) - s));  // dm (.) b (.) silu'(a)
+    }
+  });
+  FfnGrads<S> out;
+  out.du_gate = proj_backward(c, p, Proj::gate, base + "gate.", u_gate, k.pg, std::move(da), g);
+  out.du_up = proj_backward(c, p, Proj::up, base + "up.", u_up, k.pu, std::move(db), g);
+  return out;
+}
+
+}  // namespace scaleref::lm
