@@ -22,6 +22,7 @@ packages=(
   libgtest-dev     # GoogleTest (GTestConfig.cmake)
   librapidcheck-dev  # rapidcheck + rapidcheck_gtest (rapidcheckConfig.cmake)
   libbenchmark-dev   # Google Benchmark, for the speed targets
+  python3-jsonschema # validates proofs_check --json against its schema (a test)
 )
 
 missing=()

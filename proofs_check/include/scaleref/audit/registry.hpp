@@ -1,0 +1,43 @@
+// Every claim of the audit, in a fixed order (paper by paper, in the order
+// the papers state them). Each paper's claims live in proofs_check/src/claims/
+// <paper>.cpp and are added by its add_<paper>_claims function.
+#pragma once
+
+#include <scaleref/audit/claim.hpp>
+#include <string>
+#include <vector>
+
+namespace scaleref::audit {
+
+void add_sdd_claims(std::vector<Claim>& out);
+void add_seednorm_claims(std::vector<Claim>& out);
+void add_scalevec_claims(std::vector<Claim>& out);
+void add_rescale_claims(std::vector<Claim>& out);
+void add_smallinit_claims(std::vector<Claim>& out);
+
+// All claims; throws Error on a duplicate or malformed id.
+std::vector<Claim> all_claims();
+
+// Does `id` match `pattern`? `*` matches any run of characters, and a pattern
+// without `*` matches ids that contain it ("sdd.eq" matches sdd.eq.5).
+bool matches(const std::string& id, const std::string& pattern);
+
+// The outcome of running one claim's check.
+struct Result {
+  const Claim* claim = nullptr;
+  Verdict verdict;
+  double seconds = 0;
+};
+
+Result run_claim(const Claim& c, const Context& ctx);
+
+// The audit's exit status: 1 when a check could not run or a claim the
+// implementation relies on fails, else 0.
+int exit_status(const std::vector<Result>& results);
+
+// Output: the table (id, verdict, figure, one-line detail) and the JSON
+// document (proofs_check/schema/audit.schema.json).
+std::string table(const std::vector<Result>& results);
+std::string json(const std::vector<Result>& results, bool thorough);
+
+}  // namespace scaleref::audit

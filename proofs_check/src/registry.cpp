@@ -1,0 +1,167 @@
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <exception>
+#include <regex>
+#include <scaleref/audit/registry.hpp>
+#include <scaleref/error.hpp>
+#include <set>
+#include <sstream>
+
+namespace scaleref::audit {
+
+std::vector<Claim> all_claims() {
+  std::vector<Claim> out;
+  add_sdd_claims(out);
+  add_seednorm_claims(out);
+  add_scalevec_claims(out);
+  add_rescale_claims(out);
+  add_smallinit_claims(out);
+  // <paper>.<kind>.<name>: lower-case paper, then at least two dot-separated parts
+  const std::regex id_form(R"([a-z]+\.[a-zA-Z]+\.[A-Za-z0-9._-]+)");
+  std::set<std::string> seen;
+  for (const Claim& c : out) {
+    require(std::regex_match(c.id, id_form), "audit::all_claims",
+            "expected an id <paper>.<eq|thm|prop|claim|...>.<name>, got '", c.id, "'");
+    require(c.id.rfind(c.paper + ".", 0) == 0, "audit::all_claims", "claim '", c.id,
+            "' does not start with its paper '", c.paper, "'");
+    require(seen.insert(c.id).second, "audit::all_claims", "duplicate claim id '", c.id, "'");
+    require(static_cast<bool>(c.check), "audit::all_claims", "claim '", c.id, "' has no check");
+  }
+  return out;
+}
+
+bool matches(const std::string& id, const std::string& pattern) {
+  if (pattern.find('*') == std::string::npos) return id.find(pattern) != std::string::npos;
+  std::string re;  // the glob as a regular expression: '*' is '.*', the rest literal
+  for (const char ch : pattern) {
+    if (ch == '*')
+      re += ".*";
+    else if (std::string("\\^$.|?+()[]{}").find(ch) != std::string::npos)
+      re += std::string("\\") + ch;
+    else
+      re += ch;
+  }
+  return std::regex_match(id, std::regex(re));
+}
+
+Result run_claim(const Claim& c, const Context& ctx) {
+  Result r;
+  r.claim = &c;
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    r.verdict = c.check(ctx);
+    std::set<std::string> names;
+    for (const Measure& m : r.verdict.measured)
+      require(names.insert(m.name).second, "audit::run_claim", "claim '", c.id,
+              "' reports the measure '", m.name, "' twice");
+  } catch (const std::exception& e) {
+    r.verdict = Verdict{Status::not_run, "error", e.what(), {}};
+  }
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return r;
+}
+
+int exit_status(const std::vector<Result>& results) {
+  for (const Result& r : results) {
+    if (r.verdict.status == Status::not_run) return 1;
+    if (r.verdict.status == Status::fails && r.claim->relied_on) return 1;
+  }
+  return 0;
+}
+
+namespace {
+
+std::string pad(const std::string& s, std::size_t w) {
+  return s.size() >= w ? s : s + std::string(w - s.size(), ' ');
+}
+
+std::string json_string(const std::string& s) {
+  std::string out = "\"";
+  for (const char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    switch (ch) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        if (c < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", c);
+          out += buf;
+        } else {
+          out += ch;
+        }
+    }
+  }
+  return out + "\"";
+}
+
+// JSON has no NaN or infinity: those are written as the strings "nan", "inf", "-inf".
+std::string json_number(double v) {
+  if (std::isnan(v)) return "\"nan\"";
+  if (std::isinf(v)) return v > 0 ? "\"inf\"" : "\"-inf\"";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+}  // namespace
+
+std::string table(const std::vector<Result>& results) {
+  std::size_t w_id = 2, w_status = 7, w_fig = 6;
+  for (const Result& r : results) {
+    w_id = std::max(w_id, r.claim->id.size());
+    w_status = std::max(w_status, std::string(status_name(r.verdict.status)).size());
+    w_fig = std::max(w_fig, r.verdict.figure.size());
+  }
+  std::ostringstream os;
+  os << pad("id", w_id) << "  " << pad("verdict", w_status) << "  " << pad("figure", w_fig)
+     << "  detail\n";
+  os << std::string(w_id + w_status + w_fig + 14, '-') << "\n";
+  int counts[4] = {0, 0, 0, 0};
+  for (const Result& r : results) {
+    ++counts[static_cast<int>(r.verdict.status)];
+    os << pad(r.claim->id, w_id) << "  " << pad(status_name(r.verdict.status), w_status) << "  "
+       << pad(r.verdict.figure, w_fig) << "  " << r.verdict.detail << "\n";
+  }
+  os << "\n"
+     << results.size() << " claims: " << counts[0] << " hold, " << counts[1]
+     << " hold approximately, " << counts[2] << " fail, " << counts[3] << " not run\n";
+  return os.str();
+}
+
+std::string json(const std::vector<Result>& results, bool thorough) {
+  std::ostringstream os;
+  os << "{\n  \"schema\": \"scaleref-audit/1\",\n  \"thorough\": " << (thorough ? "true" : "false")
+     << ",\n  \"claims\": [";
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const Result& r = results[i];
+    const Claim& c = *r.claim;
+    os << (i ? ",\n" : "\n") << "    {\"id\": " << json_string(c.id)
+       << ", \"paper\": " << json_string(c.paper) << ", \"location\": " << json_string(c.location)
+       << ", \"statement\": " << json_string(c.statement)
+       << ", \"kind\": " << json_string(kind_name(c.kind))
+       << ", \"relied_on\": " << (c.relied_on ? "true" : "false")
+       << ", \"verdict\": " << json_string(status_name(r.verdict.status))
+       << ", \"figure\": " << json_string(r.verdict.figure)
+       << ", \"detail\": " << json_string(r.verdict.detail) << ", \"measured\": {";
+    for (std::size_t j = 0; j < r.verdict.measured.size(); ++j)
+      os << (j ? ", " : "") << json_string(r.verdict.measured[j].name) << ": "
+         << json_number(r.verdict.measured[j].value);
+    os << "}, \"seconds\": " << json_number(r.seconds) << "}";
+  }
+  os << "\n  ]\n}\n";
+  return os.str();
+}
+
+}  // namespace scaleref::audit

@@ -1,0 +1,609 @@
+// The paper audit: the registry's rules, its outputs, and the verdicts the
+// tests can establish independently (each pinned test recomputes the fact by
+// its own route before asking the claim's check).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <scaleref/audit/registry.hpp>
+#include <set>
+#include <string>
+
+namespace {
+
+using namespace scaleref::audit;
+
+const std::vector<Claim>& claims() {
+  static const std::vector<Claim> all = all_claims();
+  return all;
+}
+
+const Claim& claim(const std::string& id) {
+  for (const Claim& c : claims())
+    if (c.id == id) return c;
+  throw std::runtime_error("no claim " + id);
+}
+
+Verdict verdict_of(const std::string& id) { return run_claim(claim(id), Context{}).verdict; }
+
+double measured(const Verdict& v, const std::string& name) {
+  for (const Measure& m : v.measured)
+    if (m.name == name) return m.value;
+  throw std::runtime_error("no measure " + name);
+}
+
+// ---- the registry ------------------------------------------------------------------
+
+TEST(AuditRegistry, IdsAreUniqueWellFormedAndEveryPaperHasClaims) {
+  std::set<std::string> papers;
+  for (const Claim& c : claims()) {
+    papers.insert(c.paper);
+    EXPECT_FALSE(c.location.empty()) << c.id;
+    EXPECT_FALSE(c.statement.empty()) << c.id;
+  }
+  EXPECT_EQ(papers, (std::set<std::string>{"sdd", "seednorm", "scalevec", "rescale", "smallinit"}));
+}
+
+TEST(AuditRegistry, PatternsMatchSubstringsAndGlobs) {
+  EXPECT_TRUE(matches("sdd.eq.31", "sdd.eq"));
+  EXPECT_TRUE(matches("sdd.eq.31", "*.31"));
+  EXPECT_TRUE(matches("sdd.eq.31", "sdd*31"));
+  EXPECT_FALSE(matches("sdd.eq.31", "sdd*30"));
+  EXPECT_FALSE(matches("seednorm.eq.31", "sdd*"));
+  EXPECT_TRUE(matches("a.b.c(d)", "a.b.c(d)*"));  // regex characters are literal
+}
+
+TEST(AuditRegistry, AThrowingCheckIsNotRunAndSetsTheExitStatus) {
+  Claim c{"sdd.eq.test", "sdd", "nowhere", "a check that throws", Kind::exact, false,
+          [](const Context&) -> Verdict { throw std::runtime_error("boom"); }};
+  const Result r = run_claim(c, Context{});
+  EXPECT_EQ(r.verdict.status, Status::not_run);
+  EXPECT_EQ(r.verdict.detail, "boom");
+  EXPECT_EQ(exit_status({r}), 1);
+}
+
+TEST(AuditRegistry, OnlyARelied_onFailureSetsTheExitStatus) {
+  auto failing = [](const Context&) { return fails("x", "y"); };
+  Claim paper_slip{"sdd.eq.a", "sdd", "l", "s", Kind::exact, false, failing};
+  Claim relied{"sdd.eq.b", "sdd", "l", "s", Kind::exact, true, failing};
+  EXPECT_EQ(exit_status({run_claim(paper_slip, Context{})}), 0);
+  EXPECT_EQ(exit_status({run_claim(relied, Context{})}), 1);
+}
+
+TEST(AuditRegistry, AMeasureReportedTwiceIsAnError) {
+  Claim c{"sdd.eq.dup", "sdd", "l", "s", Kind::exact, false,
+          [](const Context&) { return holds("x", "y", {{"a", 1.0}, {"a", 2.0}}); }};
+  EXPECT_EQ(run_claim(c, Context{}).verdict.status, Status::not_run);
+}
+
+TEST(AuditOutput, JsonWritesNonFiniteNumbersAsStringsAndEscapes) {
+  Claim c{"sdd.eq.json", "sdd", "eq. \"1\"", "a\nb", Kind::exact, false, [](const Context&) {
+            return holds("f", "d", {{"nan", std::nan("")}, {"inf", INFINITY}, {"x", 0.5}});
+          }};
+  const std::string j = json({run_claim(c, Context{})}, false);
+  EXPECT_NE(j.find("\"nan\": \"nan\""), std::string::npos) << j;
+  EXPECT_NE(j.find("\"inf\": \"inf\""), std::string::npos) << j;
+  EXPECT_NE(j.find("\"x\": 0.5"), std::string::npos) << j;
+  EXPECT_NE(j.find("eq. \\\"1\\\""), std::string::npos) << j;
+  EXPECT_NE(j.find("a\\nb"), std::string::npos) << j;
+}
+
+// ---- smallinit ----------------------------------------------------------------------
+
+TEST(AuditSmallinit, Sigma2ValuesAreTruncatedNotRounded) {
+  // 2048^-1 = 4.8828e-4: printed as 4.8e-4 it is 1.7% low.
+  EXPECT_NEAR(1.0 / 2048, 4.8828125e-4, 1e-12);
+  const Verdict v = verdict_of("smallinit.claim.sigma2-values");
+  EXPECT_EQ(v.status, Status::holds_approximately) << v.detail;
+}
+
+TEST(AuditSmallinit, EpsSaturationThresholdIsNotPointSix) {
+  // Independently: sigma^2 = 2048^(-2 gamma) equals 1e-5 at
+  // gamma = ln(1e5) / (2 ln 2048) = 0.7549; at gamma = 0.6 the factor is
+  // 1 / sqrt(1 + 1e-5 / 2048^-1.2) = 0.956 of its eps-free value.
+  const double g_star = std::log(1e5) / (2 * std::log(2048.0));
+  EXPECT_NEAR(g_star, 0.7549, 1e-4);
+  const double at_06 = 1 - 1 / std::sqrt(1 + 1e-5 / std::pow(2048.0, -1.2));
+  EXPECT_NEAR(at_06, 0.044, 1e-3);
+  const Verdict v = verdict_of("smallinit.claim.eps-saturation");
+  EXPECT_EQ(v.status, Status::fails) << v.detail;
+  EXPECT_NEAR(measured(v, "gamma_sigma2_eq_eps"), g_star, 1e-12);
+  EXPECT_NEAR(measured(v, "departure_at_gamma_0.6"), at_06, 1e-12);
+}
+
+TEST(AuditSmallinit, RmsnormOutputNormIsExactlySqrtD) {
+  const Verdict v = verdict_of("smallinit.app.rmsnorm-norm");
+  EXPECT_EQ(v.status, Status::holds) << v.detail;
+}
+
+TEST(AuditSmallinit, StableRankIdentityAndSymmetricGapHold) {
+  EXPECT_EQ(verdict_of("smallinit.eq.7").status, Status::holds);
+  // Delta^sym at p_s = 0.5, p_t = 0.25: 2 (0.25) / 0.75 = 2/3 = -2 tanh(-ln 2 / 2).
+  EXPECT_NEAR(2.0 / 3, -2 * std::tanh(-std::log(2.0) / 2), 1e-15);
+  EXPECT_EQ(verdict_of("smallinit.sec.4.7-sym-gap").status, Status::holds);
+}
+
+}  // namespace
+
+// ---- seednorm ------------------------------------------------------------------------
+
+#include <scaleref/autodiff/norms.hpp>
+#include <limits>
+#include <scaleref/norm/seednorm.hpp>
+
+namespace seednorm_audit_test {
+
+using namespace scaleref;
+using scaleref::audit::Status;
+
+// Var(x . y) for x, y uniform on {-1, 1}^D (sigma^2 = 1), by enumerating all 4^D pairs.
+double rademacher_dot_variance(int d) {
+  double sum2 = 0;
+  const long n = 1L << (2 * d);
+  for (long bits = 0; bits < n; ++bits) {
+    double s = 0;
+    for (int i = 0; i < d; ++i)
+      s += ((bits >> i) & 1 ? 1.0 : -1.0) * ((bits >> (d + i)) & 1 ? 1.0 : -1.0);
+    sum2 += s * s;
+  }
+  return sum2 / double(n);  // the mean of s is 0 by symmetry
+}
+
+TEST(AuditSeednorm, DotProductVarianceGrowsWithDSoTheorem32FailsAndB6Holds) {
+  for (int d = 1; d <= 5; ++d) EXPECT_DOUBLE_EQ(rademacher_dot_variance(d), double(d));
+  const auto thm = verdict_of("seednorm.thm.3.2");
+  EXPECT_EQ(thm.status, Status::fails) << thm.detail;
+  EXPECT_NEAR(measured(thm, "loglog_slope"), 1.0, 0.05);
+  EXPECT_EQ(verdict_of("seednorm.app.B6").status, Status::holds);
+  EXPECT_EQ(verdict_of("seednorm.sec.3.2.multihead-variance").status, Status::holds);
+}
+
+TEST(AuditSeednorm, TritonTanhFormOverflowsToNaNAtLargeNegativeDot) {
+  const float e = std::exp(800.0f);  // z = -400: exp(-2z)
+  EXPECT_TRUE(std::isinf(e));
+  EXPECT_TRUE(std::isnan((1.0f - e) / (1.0f + e)));
+  EXPECT_EQ(std::tanh(-400.0f), -1.0f);
+  const auto v = verdict_of("seednorm.alg.3");
+  EXPECT_EQ(v.status, Status::fails) << v.detail;
+  EXPECT_NEAR(measured(v, "nan_threshold_z_fp32"), -std::log(std::numeric_limits<float>::max()) / 2,
+              0.01);
+}
+
+TEST(AuditSeednorm, ParameterCountHoldsAndMultiplyAddCountUndercountsQKNorms) {
+  // OLMoE-1.3B: N = 12 layers, D = 1024, H = 16.
+  const long n = 12, d = 1024, h = 16;
+  EXPECT_EQ(n * (2 * 2 * d + 2 * 2 * (d / h)) + 2 * d, (4 * n + 4 * n / h + 2) * d);
+  const auto p = verdict_of("seednorm.app.E.params");
+  EXPECT_EQ(p.status, Status::holds) << p.detail;
+  EXPECT_EQ(measured(p, "counted_OLMoE-1.3B"), 54272.0);
+  // Per token: 2N + 1 full-width norms at 4D - 1 each, and 2N Q/K norms on each of
+  // H heads at 4 D/H - 1 each.
+  const long recount = (4 * d - 1) * (2 * n + 1) + (4 * (d / h) - 1) * 2 * n * h;
+  EXPECT_EQ(recount, (16 * n + 4) * d - 2 * n * (h + 1) - 1);
+  const auto m = verdict_of("seednorm.app.E.madds");
+  EXPECT_EQ(m.status, Status::fails) << m.detail;
+  EXPECT_EQ(measured(m, "counted_OLMoE-1.3B"), double(recount));
+  EXPECT_EQ(measured(m, "paper_OLMoE-1.3B"), double((8 * n + 8 * n / h + 4) * d - 4 * n - 1));
+}
+
+// A 2-head SeeDNorm point in double (eps = 0) and its output.
+struct TwoHead {
+  norm::seednorm::Config c;
+  norm::seednorm::Params<double> p;
+  Mat<double> x;
+  TwoHead() {
+    c.eps = 0;
+    c.heads = 2;
+    p = norm::seednorm::init<double>(8, c);
+    x.resize(1, 8);
+    for (int k = 0; k < 8; ++k) {
+      x(0, k) = std::sin(1.7 * k + 0.3);
+      p.alpha(0, k) = 1 + 0.3 * std::cos(k);
+      p.beta(0, k) = 0.4 * std::cos(2.1 * k + 1);
+      p.gamma(0, k) = 1 + 0.2 * std::sin(3.0 * k);
+    }
+  }
+  Mat<double> y() const { return norm::seednorm::forward(p, c, x); }
+};
+
+TEST(AuditSeednorm, MultiHeadBetaAndXGradientsHaveNoCrossHeadBetaTerm) {
+  // y_k (head 0) does not depend on beta_l (head 1) at all: the exact derivative is
+  // 0, where eq. 22's final line has alpha_k r_k sigma'(z_1) x_l != 0.
+  TwoHead t;
+  const Mat<double> y0 = t.y();
+  TwoHead moved = t;
+  moved.p.beta(0, 6) += 0.25;
+  EXPECT_EQ(moved.y()(0, 1), y0(0, 1));
+  const double rms = std::sqrt(t.x.squaredNorm() / 8);
+  double z1 = 0;
+  for (int k = 4; k < 8; ++k) z1 += t.x(0, k) * t.p.beta(0, k);
+  const double sech2 = 1 - std::tanh(z1) * std::tanh(z1);
+  EXPECT_GT(std::abs(t.p.alpha(0, 1) * t.x(0, 1) / rms * sech2 * t.x(0, 6)), 1e-3);
+  EXPECT_EQ(verdict_of("seednorm.eq.22").status, Status::fails);
+  // dy_1 / dx_6 by central differences: only the RMS terms, no sigma' beta_6 term.
+  const double h = 1e-6;
+  TwoHead up = t, down = t;
+  up.x(0, 6) += h;
+  down.x(0, 6) -= h;
+  const double fd = (up.y()(0, 1) - down.y()(0, 1)) / (2 * h);
+  const double s1 = std::tanh(t.x.row(0).head(4).dot(t.p.beta.row(0).head(4))) * t.p.alpha(0, 1);
+  const double rms_term = -(s1 + t.p.gamma(0, 1)) * t.x(0, 1) * t.x(0, 6) / (8 * rms * rms * rms);
+  EXPECT_NEAR(fd, rms_term, 1e-8);
+  const double paper = t.p.alpha(0, 1) * t.x(0, 1) / rms * sech2 * t.p.beta(0, 6) + rms_term;
+  EXPECT_GT(std::abs(paper - fd), 1e-3);
+  EXPECT_EQ(verdict_of("seednorm.eq.28").status, Status::fails);
+}
+
+TEST(AuditSeednorm, AlphaGradientIsDiagonalSoTheB2ProseFails) {
+  // dy_k / dalpha_l = 0 for k != l in one head (the prose gives r_k sigma(alpha_h . beta_h)).
+  TwoHead t;
+  const Mat<double> y0 = t.y();
+  TwoHead moved = t;
+  moved.p.alpha(0, 2) += 0.5;
+  const Mat<double> y1 = moved.y();
+  EXPECT_EQ(y1(0, 1), y0(0, 1));
+  EXPECT_NE(y1(0, 2), y0(0, 2));
+  EXPECT_EQ(verdict_of("seednorm.app.B2-prose").status, Status::fails);
+  EXPECT_EQ(verdict_of("seednorm.eq.19").status, Status::holds);
+}
+
+TEST(AuditSeednorm, Eq26MatchesTheTapeGradient) {
+  // eq. 26 written out in double against the tape's reverse sweep (an independent
+  // formulation), row by row of the Jacobian.
+  TwoHead t;
+  t.c.heads = 1;
+  const auto tape = autodiff::tape_seednorm_problem(t.c);
+  const std::vector<Mat<double>> in{t.x, t.p.alpha, t.p.beta, t.p.gamma};
+  const double rms = std::sqrt(t.x.squaredNorm() / 8), z = t.x.row(0).dot(t.p.beta.row(0));
+  const double sech2 = 1 - std::tanh(z) * std::tanh(z);
+  for (int k = 0; k < 8; ++k) {
+    Mat<double> dy = Mat<double>::Zero(1, 8);
+    dy(0, k) = 1;
+    const Mat<double> row = tape.f64.backward(in, dy)[0];
+    const double g = std::tanh(z) * t.p.alpha(0, k) + t.p.gamma(0, k);
+    for (int l = 0; l < 8; ++l) {
+      const double eq26 = sech2 * t.p.alpha(0, k) * t.x(0, k) / rms * t.p.beta(0, l) +
+                          (k == l ? g / rms : 0.0) - g * t.x(0, k) * t.x(0, l) / (8 * rms * rms * rms);
+      EXPECT_NEAR(row(0, l), eq26, 1e-12) << k << "," << l;
+    }
+  }
+  EXPECT_EQ(verdict_of("seednorm.eq.26").status, Status::holds);
+  EXPECT_EQ(verdict_of("seednorm.eq.6.x").status, Status::holds);
+}
+
+}  // namespace seednorm_audit_test
+
+// ---- scalevec and rescale ----------------------------------------------------------------
+
+#include <algorithm>
+#include <array>
+#include <scaleref/init/initializers.hpp>
+#include <scaleref/init/rescale.hpp>
+#include <scaleref/scalevec/dynamics.hpp>
+
+namespace scalevec_rescale_audit_test {
+
+using namespace scaleref;
+using scaleref::audit::Status;
+
+// Classical RK4 on a small ODE y' = f(y), written here independently of
+// scalevec::dynamics::integrate.
+template <std::size_t N, class F>
+std::array<double, N> rk4(std::array<double, N> y, F f, double T, double h) {
+  auto axpy = [](const std::array<double, N>& a, double c, const std::array<double, N>& b) {
+    std::array<double, N> o{};
+    for (std::size_t i = 0; i < N; ++i) o[i] = a[i] + c * b[i];
+    return o;
+  };
+  const long n = std::lround(T / h);
+  for (long k = 0; k < n; ++k) {
+    const auto k1 = f(y), k2 = f(axpy(y, h / 2, k1)), k3 = f(axpy(y, h / 2, k2)),
+               k4 = f(axpy(y, h, k3));
+    for (std::size_t i = 0; i < N; ++i) y[i] += h / 6 * (k1[i] + 2 * k2[i] + 2 * k3[i] + k4[i]);
+  }
+  return y;
+}
+
+TEST(AuditScalevec, Theorem22HoldsAndTheColumnFlowIsOneDimensional) {
+  // From W = 0, each column w_j stays along w*_j, so with c = ||w*_j||, w = s w_hat:
+  // s' = -g (g s - c), g' = -s (g s - c). Its residual g s - c must decay at
+  // least as fast as the scale-free e^(-t) c, and g^2 - s^2 = 1 is conserved.
+  for (double c : {0.1, 1.0, 3.0}) {
+    auto f = [c](const std::array<double, 2>& y) {
+      const double m = y[1] * y[0] - c;
+      return std::array<double, 2>{-y[1] * m, -y[0] * m};  // (s, g)
+    };
+    std::array<double, 2> y{0.0, 1.0};
+    for (int k = 1; k <= 40; ++k) {
+      y = rk4(y, f, 0.2, 1e-3);
+      const double t = 0.2 * k;
+      EXPECT_LE(std::abs(y[1] * y[0] - c), std::exp(-t) * c * (1 + 1e-9)) << "c=" << c << " t=" << t;
+      EXPECT_NEAR(y[1] * y[1] - y[0] * y[0], 1.0, 1e-9);
+    }
+  }
+  const auto v = verdict_of("scalevec.thm.2.2");
+  EXPECT_EQ(v.status, Status::holds) << v.detail;
+  EXPECT_EQ(measured(v, "violating_points"), 0);
+  EXPECT_GT(measured(v, "worst_rel_margin"), 0);
+  EXPECT_EQ(verdict_of("scalevec.sec.2.1.invariant").status, Status::holds);
+  EXPECT_EQ(verdict_of("scalevec.sec.2.1.preconditioner").status, Status::holds);
+}
+
+TEST(AuditScalevec, DualPlacementIsOvertakenOnTheShrunkTeacher) {
+  // W* = [0.8; -0.1] (m = 2, d = 1): theta_i = a_i W_i g for DP, W_i g for the
+  // standard placement; gradient flow from W = 0, a = g = 1, integrated here by
+  // hand. DP leads early and falls behind later (its small row converges slower).
+  const double w1 = 0.8, w2 = -0.1;
+  auto dp = [&](const std::array<double, 5>& y) {  // W1, W2, a1, a2, g
+    const double m1 = y[2] * y[0] * y[4] - w1, m2 = y[3] * y[1] * y[4] - w2;
+    return std::array<double, 5>{-y[2] * m1 * y[4], -y[3] * m2 * y[4], -m1 * y[0] * y[4],
+                                 -m2 * y[1] * y[4], -(m1 * y[2] * y[0] + m2 * y[3] * y[1])};
+  };
+  auto sv = [&](const std::array<double, 3>& y) {  // W1, W2, g
+    const double m1 = y[0] * y[2] - w1, m2 = y[1] * y[2] - w2;
+    return std::array<double, 3>{-m1 * y[2], -m2 * y[2], -(y[0] * m1 + y[1] * m2)};
+  };
+  auto loss_dp = [&](double T) {
+    const auto y = rk4(std::array<double, 5>{0, 0, 1, 1, 1}, dp, T, 1e-3);
+    return 0.5 * (std::pow(y[2] * y[0] * y[4] - w1, 2) + std::pow(y[3] * y[1] * y[4] - w2, 2));
+  };
+  auto loss_sv = [&](double T) {
+    const auto y = rk4(std::array<double, 3>{0, 0, 1}, sv, T, 1e-3);
+    return 0.5 * (std::pow(y[0] * y[2] - w1, 2) + std::pow(y[1] * y[2] - w2, 2));
+  };
+  EXPECT_LT(loss_dp(2.0), 0.5 * loss_sv(2.0));
+  EXPECT_GT(loss_dp(8.0), 2.0 * loss_sv(8.0));
+  const auto v = verdict_of("scalevec.sec.3.2.dp-faster");
+  EXPECT_EQ(v.status, Status::fails) << v.detail;
+  EXPECT_GT(measured(v, "violating_points"), 0);
+}
+
+TEST(AuditScalevec, MdPreconditionerAtTheInitHasEigenvaluesDAndOne) {
+  // At r = 1, u = 1 (d = 3): P = I + (1 - 1/3) 1 1^T, eigenvalue 1 + 2 = 3 along 1, 1 across.
+  const Mat<double> P = scalevec::dynamics::md_preconditioner(1.0, Mat<double>(Mat<double>::Ones(1, 3)));
+  Mat<double> one = Mat<double>::Ones(3, 1);
+  EXPECT_NEAR((P * one - 3 * one).norm(), 0, 1e-14);
+  Mat<double> across(3, 1);
+  across << 1, -1, 0;
+  EXPECT_NEAR((P * across - across).norm(), 0, 1e-14);
+  EXPECT_EQ(verdict_of("scalevec.sec.3.3.md-preconditioner").status, Status::holds);
+  EXPECT_EQ(verdict_of("scalevec.sec.2.1.absorption").status, Status::holds);
+}
+
+TEST(AuditRescale, UniformLawsShareTheNormalLawsVariance) {
+  // U(-b, b) has variance b^2 / 3: b^2 = 6 / n gives 2 / n.
+  for (double n : {96.0, 640.0}) EXPECT_NEAR(6.0 / n / 3.0, 2.0 / n, 1e-18);
+  for (const char* id : {"rescale.eq.8", "rescale.eq.9", "rescale.eq.10", "rescale.eq.11",
+                         "rescale.eq.12", "rescale.eq.14", "rescale.eq.16"}) {
+    const auto v = verdict_of(id);
+    EXPECT_EQ(v.status, Status::holds) << id << ": " << v.detail;
+  }
+  // SIR with N = 12: std 0.02 / sqrt(24) on the residual outputs.
+  EXPECT_NEAR(init::target_std({768, 768, init::Role::ffn_output}, 3, init::SIR{0.02, 12}),
+              0.02 / std::sqrt(24.0), 1e-17);
+}
+
+TEST(AuditRescale, LirDividesByRootLSoTheProseFails) {
+  EXPECT_NEAR(init::target_std({256, 384, init::Role::up}, 16, init::LIR{0.02}), 0.005, 1e-17);
+  const auto v = verdict_of("rescale.sec.2.3.6.prose-scaled-by-sqrt-l");
+  EXPECT_EQ(v.status, Status::fails) << v.detail;
+  EXPECT_NEAR(measured(v, "std_over_sigma_l16"), 0.25, 0.01);
+}
+
+TEST(AuditRescale, TvrOnFourEntriesAndTheRescalingPostConditions) {
+  // W = (1, 2, 3, 4): mean 2.5, population std sqrt(1.25); TVR to 0.5 gives
+  // 2.5 + 0.5 (w - 2.5) / sqrt(1.25).
+  Mat<double> W(1, 4);
+  W << 1, 2, 3, 4;
+  const Mat<double> T = rescale::tvr(W, 0.5);
+  for (int j = 0; j < 4; ++j) EXPECT_NEAR(T(0, j), 2.5 + 0.5 * (W(0, j) - 2.5) / std::sqrt(1.25), 1e-15);
+  for (const char* id : {"rescale.eq.17", "rescale.eq.19", "rescale.eq.20", "rescale.eq.21"})
+    EXPECT_EQ(verdict_of(id).status, Status::holds) << id;
+}
+
+TEST(AuditRescale, AddingTheMeanBackFlipsMoreSignsWhenSigmaInitIsSmall) {
+  // Gaussian entries, a = mu / sigma(W): without the mean the flipped fraction
+  // is Phi(0) - Phi(-a); with it, at sigma_init = r sigma(W), |Phi(-a) - Phi(-a / r)|.
+  const auto v = verdict_of("rescale.sec.2.4.2.mean-sign");
+  EXPECT_EQ(v.status, Status::fails) << v.detail;
+  const double a = measured(v, "mu_over_sigma");
+  auto Phi = [](double x) { return 0.5 * std::erfc(-x / std::sqrt(2.0)); };
+  // 3072 entries: SE of a fraction <= 0.009; allow 0.04 (~4 SE plus a's own spread).
+  EXPECT_NEAR(measured(v, "flip_frac_without_mean_r0.25"), Phi(0) - Phi(-a), 0.04);
+  EXPECT_NEAR(measured(v, "flip_frac_current_mean_r0.25"), Phi(-a) - Phi(-a / 0.25), 0.04);
+  EXPECT_GT(Phi(-a) - Phi(-a / 0.25), Phi(0) - Phi(-a));
+  EXPECT_EQ(measured(v, "flip_frac_current_mean_r1.00"), 0);
+}
+
+TEST(AuditRescale, UnconditionalTvrLeavesNoWarmup) {
+  // Eq. 21 sets the std to sigma_target whatever it was: a W with std 0.002
+  // comes out with std 0.01 at the first application.
+  Mat<double> W(2, 2);
+  W << 0.001, -0.001, 0.003, -0.003;
+  const double sd = rescale::moments(rescale::tvr(W, 0.01)).std;
+  EXPECT_NEAR(sd, 0.01, 1e-17);
+  // The authors' rule leaves it alone (0.002 / 0.01 < 1.2).
+  EXPECT_TRUE(rescale::tvr_authors_code(W, 0.01) == W);
+  const auto v = verdict_of("rescale.app.6.2.5.warmup");
+  EXPECT_EQ(v.status, Status::fails) << v.detail;
+  EXPECT_EQ(measured(v, "eq21_reached_step_l10"), 50);
+  EXPECT_GT(measured(v, "authors_reached_step_l10"), 50);
+}
+
+}  // namespace scalevec_rescale_audit_test
+
+// ---- sdd (proofs_check/src/claims/sdd.cpp) ------------------------------------------
+
+#include <scaleref/sdd/init.hpp>
+#include <scaleref/sdd/layer.hpp>
+
+namespace sdd_audit_test {
+
+using scaleref::Mat;
+using namespace scaleref::audit;
+using M = Mat<double>;
+
+double rms_of(const M& z) { return std::sqrt(z.squaredNorm() / static_cast<double>(z.size())); }
+
+// y = alpha (.) norm(V x) for one row, written out.
+M sdd_out(const M& x, const M& V, const M& a) {
+  const M z = x * V.transpose();
+  return a.cwiseProduct(z / rms_of(z));
+}
+
+M filled(long r, long c, double seed) {
+  M m(r, c);
+  for (long i = 0; i < m.size(); ++i) m.data()[i] = std::sin(seed * (i + 1) + 0.3 * i * i);
+  return m;
+}
+
+TEST(AuditSdd, ExactGradientFormulasHoldAndMatchADoubleFiniteDifference) {
+  for (const char* id : {"sdd.eq.2", "sdd.eq.3", "sdd.eq.13", "sdd.eq.4", "sdd.eq.5", "sdd.eq.28",
+                         "sdd.eq.29", "sdd.appE.dV-scale"}) {
+    const auto v = verdict_of(id);
+    EXPECT_EQ(v.status, Status::holds) << id << ": " << v.detail;
+  }
+  // Independently: eq. 5 and eq. 29 against a central difference in double of
+  // L = <dy, alpha (.) norm(V x)>.
+  const long n = 5;
+  const M x = filled(1, n, 1.1), V = filled(n, n, 0.7), a = filled(1, n, 2.3), dy = filled(1, n, 0.4);
+  auto L = [&](const M& VV, const M& aa) { return dy.cwiseProduct(sdd_out(x, VV, aa)).sum(); };
+  const M z = x * V.transpose();
+  const double r = rms_of(z);
+  const M zhat = z / r;
+  const M P = M::Identity(n, n) - z.transpose() * z / (n * r * r);
+  const M dV29 = (a.cwiseProduct(dy) * P / r).transpose() * x;  // eq. 29
+  const M da5 = dy.cwiseProduct(zhat);                            // eq. 5
+  const double h = 1e-6;
+  for (long i = 0; i < n; ++i) {
+    M ap = a, am = a;
+    ap(0, i) += h;
+    am(0, i) -= h;
+    EXPECT_NEAR((L(V, ap) - L(V, am)) / (2 * h), da5(0, i), 1e-8);
+    for (long j = 0; j < n; ++j) {
+      M Vp = V, Vm = V;
+      Vp(i, j) += h;
+      Vm(i, j) -= h;
+      EXPECT_NEAR((L(Vp, a) - L(Vm, a)) / (2 * h), dV29(i, j), 1e-7);
+    }
+  }
+}
+
+TEST(AuditSdd, ApproximateGradientsAreOffBySqrtN) {
+  for (const char* id : {"sdd.eq.31", "sdd.eq.33"}) {
+    const auto v = verdict_of(id);
+    EXPECT_EQ(v.status, Status::fails) << id << ": " << v.detail;
+    EXPECT_GT(measured(v, "exact_over_approx_n128"), 8.0);  // ~sqrt(128) = 11.3
+    EXPECT_LT(measured(v, "exact_over_approx_n128"), 16.0);
+    EXPECT_GT(measured(v, "min_cosine"), 1 - 1e-12);  // only the scale is off
+  }
+  // Independently: V = I (orthogonal, n = 16): the exact dV over eq. 31's is
+  // ||V||_F ||x||_RMS / ||V x||_RMS = sqrt(16) = 4 exactly.
+  const long n = 16;
+  const M V = M::Identity(n, n), x = filled(1, n, 0.9), a = M::Ones(1, n), dy = filled(1, n, 0.2);
+  scaleref::sdd::Cache<double> k;
+  scaleref::sdd::forward<double>({V, a}, scaleref::sdd::Config::paper(), x, &k);
+  const auto g = scaleref::sdd::backward<double>({V, a}, scaleref::sdd::Config::paper(), k, dy);
+  const M z = x * V.transpose();
+  const M P = M::Identity(n, n) - z.transpose() * z / (n * rms_of(z) * rms_of(z));
+  const M dV31 = (a.cwiseProduct(dy) * P).transpose() * x / (V.norm() * rms_of(x));
+  EXPECT_NEAR(g.dV.norm() / dV31.norm(), 4.0, 1e-12);
+}
+
+TEST(AuditSdd, GradientRmsIsPreservedForTheExactGradientInThePapersRegime) {
+  const auto v = verdict_of("sdd.eq.34");
+  EXPECT_EQ(v.status, Status::holds_approximately) << v.detail;
+  EXPECT_NEAR(measured(v, "ratio_alpha_quarter"), 0.25, 0.05);  // scales with alpha
+  // Independently, n = 400 with V = I: dx = (I - zhat zhat^T / n) dy / ||x||_RMS,
+  // so ||dx||_RMS ||x||_RMS / ||dy||_RMS = sqrt(1 - cos^2(zhat, dy)) ~ 1.
+  const long n = 400;
+  const M V = M::Identity(n, n), x = filled(1, n, 1.3), dy = filled(1, n, 0.77);
+  scaleref::sdd::Cache<double> k;
+  scaleref::sdd::forward<double>({V, M::Ones(1, n)}, scaleref::sdd::Config::paper(), x, &k);
+  const auto g =
+      scaleref::sdd::backward<double>({V, M::Ones(1, n)}, scaleref::sdd::Config::paper(), k, dy);
+  EXPECT_NEAR(rms_of(g.dx) * rms_of(x) / rms_of(dy), 1.0, 0.05);
+}
+
+TEST(AuditSdd, ExpressivenessForwardHoldsReverseAndEq22Fail) {
+  const auto f = verdict_of("sdd.appD.forward");
+  EXPECT_EQ(f.status, Status::holds_approximately) << f.detail;
+  EXPECT_LT(f.measured.front().value, 0.2);
+  EXPECT_EQ(verdict_of("sdd.appD.reverse").status, Status::fails);
+  EXPECT_EQ(verdict_of("sdd.eq.22").status, Status::fails);
+  // Independently: W = diag(s) is its own SVD (U = V' = I), so the SDD form
+  // is s (.) x / ||x||_RMS and the mismatch is |1 - 1/||x||_RMS| exactly.
+  const long n = 8;
+  const M s = filled(1, n, 0.5).cwiseAbs(), x = filled(1, n, 1.7);
+  const M Wx = s.cwiseProduct(x);
+  const M y = sdd_out(x, M::Identity(n, n), s);
+  EXPECT_NEAR((Wx - y).norm() / Wx.norm(), std::fabs(1 - 1 / rms_of(x)), 1e-14);
+  // Reverse, rank one: alpha (.) norm(u v^T x) does not depend on |v . x|,
+  // any fixed W x does: x and 3 x give one SDD output and two W x.
+  const M u = filled(n, 1, 0.3), vv = filled(1, n, 0.6);
+  const M V1 = u * vv;
+  EXPECT_LT((sdd_out(x, V1, s) - sdd_out(M(3 * x), V1, s)).norm(), 1e-12);
+}
+
+TEST(AuditSdd, RmsOfGaussianConcentratesLikeOneOverSqrt2n) {
+  const auto v = verdict_of("sdd.claim.rms-concentration");
+  EXPECT_EQ(v.status, Status::holds_approximately) << v.detail;
+  EXPECT_NEAR(measured(v, "std_slope"), -0.5, 0.1);
+}
+
+TEST(AuditSdd, CountsOfFlopsAndParameters) {
+  // Forward extra per token: sum of squares (H mul, H-1 add), / n, + eps,
+  // 1/sqrt (div, sqrt), scale (H mul), alpha (H mul) = 4H + 3, not 6H.
+  const auto f = verdict_of("sdd.claim.flops");
+  EXPECT_EQ(f.status, Status::fails) << f.detail;
+  EXPECT_NEAR(measured(f, "counted_fwd_per_token_H"), 4.0, 1e-9);
+  EXPECT_NEAR(measured(f, "counted_fwd_per_token_const"), 3.0, 1e-9);
+  // Share: (4H + 3) / (2 H^2) per token, times H = 2 + 3/(2H); at H = 96: 2.0156.
+  const auto s = verdict_of("sdd.claim.flop-share");
+  EXPECT_EQ(s.status, Status::fails) << s.detail;
+  EXPECT_NEAR(measured(s, "counted_share_times_H"), 2.0 + 3.0 / (2 * 96), 1e-9);
+  EXPECT_NEAR(measured(s, "paper_6BSH_over_2BSH2_times_H"), 3.0, 1e-9);
+  EXPECT_EQ(verdict_of("sdd.claim.params").status, Status::holds);
+  EXPECT_EQ(verdict_of("sdd.claim.overhead-bound").status, Status::holds);
+  // OLMoE-588M-3B: 32 x (4*1024 + 64*(1024 + 1024) + 64) alpha entries.
+  const auto m = verdict_of("sdd.sec.4-3-params");
+  EXPECT_EQ(m.status, Status::holds_approximately) << m.detail;
+  EXPECT_EQ(measured(m, "alpha_params"), 32.0 * (4 * 1024 + 64 * 2048 + 64));
+}
+
+TEST(AuditSdd, OutputDoesNotDependOnVsInitStd) {
+  EXPECT_EQ(verdict_of("sdd.sec.4-1-v-init").status, Status::fails);
+  const long n = 16;
+  const M x = filled(1, n, 0.8), V = filled(n, n, 0.35), a = M::Ones(1, n);
+  EXPECT_LT((sdd_out(x, V, a) - sdd_out(x, M(0.1 * V), a)).norm(), 1e-13);
+}
+
+TEST(AuditSdd, TableNumbersRecomputed) {
+  EXPECT_EQ(verdict_of("sdd.table.1-2-ppl").status, Status::holds);
+  EXPECT_NEAR(std::exp(2.65), 14.15, 0.01);
+  EXPECT_EQ(verdict_of("sdd.table.1-avg").status, Status::holds);
+  EXPECT_NEAR((34.71 + 59.65 + 37.57 + 69.65 + 59.06 + 37.33 + 80.33) / 7, 54.04, 0.01);
+  // HellaSwag: second best is PostNorm-1B 57.78, so the gain is 1.87, not 2.67.
+  const auto g = verdict_of("sdd.sec.4-2-gains");
+  EXPECT_EQ(g.status, Status::fails) << g.detail;
+  EXPECT_NEAR(measured(g, "hellaswag_gain"), 59.65 - 57.78, 1e-9);
+  EXPECT_NEAR(measured(g, "arc_c_gain"), 37.57 - 34.11, 1e-9);
+  // Winogrande: Mix-LN 59.10 > SDD-1B 59.06.
+  EXPECT_EQ(verdict_of("sdd.sec.4-2-outperforms").status, Status::fails);
+  EXPECT_EQ(verdict_of("sdd.table.2-lower-loss").status, Status::holds);
+}
+
+}  // namespace sdd_audit_test
+
+namespace scalevec_rescale_audit_test {
+
+TEST(AuditScalevec, Theorem23SimulationSettlesAtTheBalancePointWithDecayOnG) {
+  // With lambda_g = lambda_W the decayed flow balances lambda_W w_j^2 = lambda_g g_j^2
+  // with w_j g_j = w*_j: |g_j| = sqrt(|w*_j|), ||g|| = sqrt(1 + 2 + 0.5 + 1.5) = sqrt(5).
+  const auto v = verdict_of("scalevec.thm.2.3");
+  EXPECT_EQ(v.status, Status::holds_approximately) << v.detail;
+  EXPECT_NEAR(measured(v, "balance_g_norm"), std::sqrt(5.0), 1e-12);
+  EXPECT_NEAR(measured(v, "sde_g_norm_end_decay"), std::sqrt(5.0), 0.1 * std::sqrt(5.0));
+  EXPECT_GT(measured(v, "sde_g_norm_end_free"), 3 * std::sqrt(5.0));
+}
+
+}  // namespace scalevec_rescale_audit_test
