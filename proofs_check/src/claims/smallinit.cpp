@@ -1,7 +1,7 @@
 // The smallinit paper's claims ("Small Initialization Matters for LLMs"):
-// the RMSNorm eps saturation of Sec. 2.2, the scale analysis of Appendix A,
-// gamma-init's "standard scale" (Sec. 4.2), the stable-rank identity (eq. 7)
-// and the symmetric probability gap (Sec. 4.7).
+// the RMSNorm eps saturation of Sec. 2.1 ("Adjusting the RMSNorm constant"), the scale analysis of
+// Appendix A, gamma-init's "standard scale" (Sec. 4.2), the stable-rank identity (eq. 7) and the
+// symmetric probability gap (Sec. 4.7).
 //
 // Setting of Appendix A, as the paper writes it: entries of the embedding e
 // and of every d x d weight matrix are N(0, d^(-2 gamma)); a pre-norm block is
@@ -23,9 +23,9 @@
 namespace scaleref::audit {
 namespace {
 
-constexpr long kD = 2048;  // the paper's d in Sec. 2.2 and Fig. 1c
+constexpr long kD = 2048;  // the paper's d in Sec. 2.1 and Fig. 1c
 
-// sigma^2(h) = d^(-2 gamma) (Sec. 2.2).
+// sigma^2(h) = d^(-2 gamma) (Sec. 2.1).
 double sigma2(double d, double gamma) { return std::pow(d, -2 * gamma); }
 
 // The RMSNorm factor (sigma^2 + eps)^(-1/2) relative to the eps-free sigma^-1:
@@ -69,7 +69,7 @@ Claim make(std::string id, std::string location, std::string statement, Kind kin
                kind,          relied_on,   std::move(check)};
 }
 
-// ---- Sec. 2.2 -----------------------------------------------------------------------
+// ---- Sec. 2.1 -----------------------------------------------------------------------
 
 Verdict sigma2_values(const Context&) {
   // The paper's figures, as printed, against d^(-2 gamma) at d = 2048, and a
@@ -364,16 +364,16 @@ Verdict sym_gap(const Context&) {
 
 void add_smallinit_claims(std::vector<Claim>& out) {
   out.push_back(
-      make("smallinit.claim.sigma2-values", "Sec. 2.2",
+      make("smallinit.claim.sigma2-values", "Sec. 2.1",
            "with h_i ~ N(0, d^(-2 gamma)) and d = 2048, sigma^2(h) = 4.8e-4 at gamma = 0.5 "
            "and 2.4e-7 at gamma = 1",
            Kind::numeric, sigma2_values));
   out.push_back(
-      make("smallinit.claim.eps-saturation", "Sec. 2.2, Fig. 1c",
+      make("smallinit.claim.eps-saturation", "Sec. 2.1, Fig. 1c",
            "eps = 1e-5 saturates the RMSNorm factor (sigma^2(h) + eps)^(-1/2) for gamma > 0.6 "
            "at d = 2048",
            Kind::numeric, eps_saturation));
-  out.push_back(make("smallinit.claim.eps-1e-12-range", "Sec. 2.2, Fig. 1c",
+  out.push_back(make("smallinit.claim.eps-1e-12-range", "Sec. 2.1, Fig. 1c",
                      "eps = 1e-12 keeps the factor sensitive to gamma over a far wider range",
                      Kind::numeric, eps_wide_range));
   out.push_back(make("smallinit.app.embedding-norm", "Appendix A",
