@@ -23,6 +23,7 @@ packages=(
   librapidcheck-dev  # rapidcheck + rapidcheck_gtest (rapidcheckConfig.cmake)
   libbenchmark-dev   # Google Benchmark, for the speed targets
   python3-jsonschema # validates proofs_check --json against its schema (a test)
+  python3-matplotlib # the examples' plots (scripts/examples.sh)
 )
 
 missing=()
