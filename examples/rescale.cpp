@@ -26,7 +26,6 @@
 // Run:  scaleref_example_rescale --out DIR [--quick]
 // CSV:  DIR/run_sigma<s>_<variant>.csv (the trainer's log), DIR/summary.csv
 // Plot: examples/plot_rescale.py DIR docs/examples
-#include <omp.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -37,34 +36,11 @@
 #include <string>
 #include <vector>
 
+#include "example_args.hpp"
+
 namespace {
 
 namespace train = scaleref::train;
-
-struct Args {
-  std::filesystem::path out;
-  bool quick = false;
-};
-
-Args parse_args(int argc, char** argv) {
-  Args a;
-  for (int i = 1; i < argc; ++i) {
-    const std::string s = argv[i];
-    if (s == "--quick")
-      a.quick = true;
-    else if (s == "--out" && i + 1 < argc)
-      a.out = argv[++i];
-    else {
-      std::cerr << "usage: scaleref_example_rescale --out DIR [--quick]\n";
-      std::exit(2);
-    }
-  }
-  if (a.out.empty()) {
-    std::cerr << "scaleref_example_rescale: --out DIR is required\n";
-    std::exit(2);
-  }
-  return a;
-}
 
 // One training run: the initial std and whether LIR and TVR are on.
 struct Variant {
@@ -129,11 +105,8 @@ double last_number(const std::vector<std::string>& v) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const Args args = parse_args(argc, argv);
-  // One thread: these models are small, and OpenMP threads that spin-wait on a
-  // shared, busy machine can make a run many times slower, not faster.
-  omp_set_num_threads(1);
-  std::filesystem::create_directories(args.out);
+  const scaleref::examples::Args args =
+      scaleref::examples::start(argc, argv, "scaleref_example_rescale");
   const long every = args.quick ? kTvrEveryQuick : kTvrEvery;
 
   std::printf(

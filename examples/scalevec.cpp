@@ -27,7 +27,6 @@
 // CSV:  DIR/flow.csv (part 1), DIR/run_<policy>.csv (part 2, the trainer's log),
 //       DIR/summary_flow.csv, DIR/summary_lm.csv
 // Plot: examples/plot_scalevec.py DIR docs/examples
-#include <omp.h>
 
 #include <cmath>
 #include <cstdio>
@@ -40,36 +39,13 @@
 #include <string>
 #include <vector>
 
+#include "example_args.hpp"
+
 namespace {
 
 namespace dyn = scaleref::scalevec::dynamics;
 namespace train = scaleref::train;
 using Mat = scaleref::Mat<double>;
-
-struct Args {
-  std::filesystem::path out;
-  bool quick = false;
-};
-
-Args parse_args(int argc, char** argv) {
-  Args a;
-  for (int i = 1; i < argc; ++i) {
-    const std::string s = argv[i];
-    if (s == "--quick")
-      a.quick = true;
-    else if (s == "--out" && i + 1 < argc)
-      a.out = argv[++i];
-    else {
-      std::cerr << "usage: scaleref_example_scalevec --out DIR [--quick]\n";
-      std::exit(2);
-    }
-  }
-  if (a.out.empty()) {
-    std::cerr << "scaleref_example_scalevec: --out DIR is required\n";
-    std::exit(2);
-  }
-  return a;
-}
 
 // ---- Part 1: Theorem 2.2's gradient flows --------------------------------------------
 
@@ -208,11 +184,8 @@ void train_all(const std::filesystem::path& out, bool quick) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const Args args = parse_args(argc, argv);
-  // One thread: these models are small, and OpenMP threads that spin-wait on a
-  // shared, busy machine can make a run many times slower, not faster.
-  omp_set_num_threads(1);
-  std::filesystem::create_directories(args.out);
+  const scaleref::examples::Args args =
+      scaleref::examples::start(argc, argv, "scaleref_example_scalevec");
   std::printf(
       "scalevec: scale vectors add no expressivity to a Pre-Norm model (g can be folded into\n"
       "the next matrix) yet change how it trains (scalevec paper, Theorem 2.2 and IWD; the\n"

@@ -25,7 +25,6 @@
 // Run:  scaleref_example_sdd --out DIR [--quick]
 // CSV:  DIR/run_<label>.csv (the trainer's log per run), DIR/summary.csv
 // Plot: examples/plot_sdd.py DIR docs/examples
-#include <omp.h>
 
 #include <algorithm>
 #include <cmath>
@@ -39,34 +38,11 @@
 #include <string>
 #include <vector>
 
+#include "example_args.hpp"
+
 namespace {
 
 namespace train = scaleref::train;
-
-struct Args {
-  std::filesystem::path out;
-  bool quick = false;
-};
-
-Args parse_args(int argc, char** argv) {
-  Args a;
-  for (int i = 1; i < argc; ++i) {
-    const std::string s = argv[i];
-    if (s == "--quick")
-      a.quick = true;
-    else if (s == "--out" && i + 1 < argc)
-      a.out = argv[++i];
-    else {
-      std::cerr << "usage: scaleref_example_sdd --out DIR [--quick]\n";
-      std::exit(2);
-    }
-  }
-  if (a.out.empty()) {
-    std::cerr << "scaleref_example_sdd: --out DIR is required\n";
-    std::exit(2);
-  }
-  return a;
-}
 
 // The sizes of the full run and of the --quick smoke test.
 struct Sizes {
@@ -138,11 +114,8 @@ double spread(const std::vector<double>& g) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const Args args = parse_args(argc, argv);
-  // One thread: these models are small, and OpenMP threads that spin-wait on a
-  // shared, busy machine can make a run many times slower, not faster.
-  omp_set_num_threads(1);
-  std::filesystem::create_directories(args.out);
+  const scaleref::examples::Args args =
+      scaleref::examples::start(argc, argv, "scaleref_example_sdd");
   const Sizes z = args.quick ? kQuick : kFull;
 
   std::printf(

@@ -28,7 +28,6 @@
 // CSV:  DIR/scale_sweep.csv (part 1), DIR/run_<norm>.csv (part 2, the trainer's
 //       log), DIR/summary.csv
 // Plot: examples/plot_seednorm.py DIR docs/examples
-#include <omp.h>
 
 #include <cmath>
 #include <cstdio>
@@ -43,36 +42,13 @@
 #include <string>
 #include <vector>
 
+#include "example_args.hpp"
+
 namespace {
 
 namespace norm = scaleref::norm;
 namespace train = scaleref::train;
 using Mat = scaleref::Mat<double>;
-
-struct Args {
-  std::filesystem::path out;
-  bool quick = false;
-};
-
-Args parse_args(int argc, char** argv) {
-  Args a;
-  for (int i = 1; i < argc; ++i) {
-    const std::string s = argv[i];
-    if (s == "--quick")
-      a.quick = true;
-    else if (s == "--out" && i + 1 < argc)
-      a.out = argv[++i];
-    else {
-      std::cerr << "usage: scaleref_example_seednorm --out DIR [--quick]\n";
-      std::exit(2);
-    }
-  }
-  if (a.out.empty()) {
-    std::cerr << "scaleref_example_seednorm: --out DIR is required\n";
-    std::exit(2);
-  }
-  return a;
-}
 
 // A [rows, cols] matrix of standard normals from the project's Philox stream.
 Mat normals(long rows, long cols, std::uint32_t tensor, double scale = 1.0) {
@@ -201,11 +177,8 @@ void train_all(const std::filesystem::path& out, bool quick) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const Args args = parse_args(argc, argv);
-  // One thread: these models are small, and OpenMP threads that spin-wait on a
-  // shared, busy machine can make a run many times slower, not faster.
-  omp_set_num_threads(1);
-  std::filesystem::create_directories(args.out);
+  const scaleref::examples::Args args =
+      scaleref::examples::start(argc, argv, "scaleref_example_seednorm");
   std::printf(
       "seednorm: how RMSNorm, DyT and SeeDNorm respond when their input is scaled by k\n"
       "(seednorm eq. 2-4, 5 and 29), and how the tiny LM trains with each.\n"

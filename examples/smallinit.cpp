@@ -25,7 +25,6 @@
 // Run:  scaleref_example_smallinit --out DIR [--quick]
 // CSV:  DIR/eps_factor.csv, DIR/residual_flow.csv, DIR/stable_rank_gamma<g>.csv
 // Plot: examples/plot_smallinit.py DIR docs/examples
-#include <omp.h>
 
 #include <cmath>
 #include <cstdio>
@@ -41,6 +40,8 @@
 #include <string>
 #include <vector>
 
+#include "example_args.hpp"
+
 namespace {
 
 using scaleref::Mat;
@@ -49,31 +50,6 @@ namespace lm = scaleref::lm;
 namespace metrics = scaleref::metrics;
 namespace rmsnorm = scaleref::norm::rmsnorm;
 namespace train = scaleref::train;
-
-struct Args {
-  std::filesystem::path out;
-  bool quick = false;
-};
-
-Args parse_args(int argc, char** argv) {
-  Args a;
-  for (int i = 1; i < argc; ++i) {
-    const std::string s = argv[i];
-    if (s == "--quick")
-      a.quick = true;
-    else if (s == "--out" && i + 1 < argc)
-      a.out = argv[++i];
-    else {
-      std::cerr << "usage: scaleref_example_smallinit --out DIR [--quick]\n";
-      std::exit(2);
-    }
-  }
-  if (a.out.empty()) {
-    std::cerr << "scaleref_example_smallinit: --out DIR is required\n";
-    std::exit(2);
-  }
-  return a;
-}
 
 // A [rows, cols] matrix of N(0, std^2) entries from the project's generator.
 Mat<double> gaussian(long rows, long cols, double std, std::uint32_t tensor) {
@@ -186,11 +162,8 @@ train::Setup stable_rank_setup(double gamma, bool quick) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const Args args = parse_args(argc, argv);
-  // One thread: these models are small, and OpenMP threads that spin-wait on a
-  // shared, busy machine can make a run many times slower, not faster.
-  omp_set_num_threads(1);
-  std::filesystem::create_directories(args.out);
+  const scaleref::examples::Args args =
+      scaleref::examples::start(argc, argv, "scaleref_example_smallinit");
 
   std::printf(
       "smallinit: small initialization W_ij ~ N(0, d_in^(-2 gamma)) (smallinit Sec. 4.2).\n"
