@@ -7,8 +7,6 @@ Reads OUT_DIR/flow.csv, OUT_DIR/run_<policy>.csv and OUT_DIR/summary_lm.csv, wri
   DOCS_DIR/scalevec_flow.png  Theorem 2.2: loss of the gradient flows, and how g grows
   DOCS_DIR/scalevec_iwd.png   the tiny LM under iwd / decay_all / decay_none
 """
-import csv
-import math
 import os
 import sys
 
@@ -16,6 +14,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from plot_support import num, read_rows  # noqa: E402
 
 MODELS = [("without", "without scale vector: W x", "tab:gray"),
           ("with_g", "with g: W diag(g) x", "tab:blue"),
@@ -26,13 +25,6 @@ POLICIES = [("decay_none", "decay_none (no scale vector decayed)", "tab:gray"),
             ("decay_all", "decay_all (decay g and a)", "tab:red")]
 
 
-def read_rows(path):
-    with open(path, newline="") as f:
-        return list(csv.DictReader(f))
-
-
-def num(cell):
-    return float(cell) if cell not in ("", None) else math.nan
 
 
 def main():

@@ -7,7 +7,6 @@ Reads OUT_DIR/run_<label>.csv (the trainer's logs) and OUT_DIR/summary.csv, writ
   DOCS_DIR/sdd_grad_layers.png  per-layer gradient norms at a few steps, one panel per run
   DOCS_DIR/sdd_training.png     training loss and gradient spread across layers vs step
 """
-import csv
 import math
 import os
 import sys
@@ -16,6 +15,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from plot_support import num, read_rows  # noqa: E402
 
 RUNS = [
     ("pre_plain_lr1x", "Pre-Norm, plain, lr 1x", "tab:gray"),
@@ -26,13 +26,6 @@ RUNS = [
 ]
 
 
-def read_rows(path):
-    with open(path, newline="") as f:
-        return list(csv.DictReader(f))
-
-
-def num(cell):
-    return float(cell) if cell not in ("", None) else math.nan
 
 
 def layer_grads(row):

@@ -7,7 +7,6 @@ Reads OUT_DIR/scale_sweep.csv and OUT_DIR/run_<norm>.csv, writes
   DOCS_DIR/seednorm_scale.png     output RMS and gradient norms as the input scale k sweeps
   DOCS_DIR/seednorm_training.png  the tiny LM's loss curves with each norm
 """
-import csv
 import math
 import os
 import sys
@@ -16,6 +15,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from plot_support import num, read_rows  # noqa: E402
 
 NORMS = [("rmsnorm", "RMSNorm", "tab:blue"), ("dyt", "DyT", "tab:green"),
          ("seednorm", "SeeDNorm", "tab:red")]
@@ -24,13 +24,6 @@ NORMS = [("rmsnorm", "RMSNorm", "tab:blue"), ("dyt", "DyT", "tab:green"),
 STYLE = {"rmsnorm": dict(lw=4, alpha=0.45), "dyt": dict(lw=1.6), "seednorm": dict(lw=1.6)}
 
 
-def read_rows(path):
-    with open(path, newline="") as f:
-        return list(csv.DictReader(f))
-
-
-def num(cell):
-    return float(cell) if cell not in ("", None) else math.nan
 
 
 def main():

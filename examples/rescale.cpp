@@ -36,11 +36,12 @@
 #include <string>
 #include <vector>
 
-#include "example_args.hpp"
+#include "example_support.hpp"
 
 namespace {
 
 namespace train = scaleref::train;
+using scaleref::examples::read_csv;
 
 // One training run: the initial std and whether LIR and TVR are on.
 struct Variant {
@@ -76,24 +77,6 @@ std::string setup_text(const Variant& v, long every, bool quick) {
   t += quick ? "steps = 12\nlog_every = 4\neval_every = 12\n"
              : "steps = 400\nlog_every = 5\neval_every = 100\n";
   return t;
-}
-
-// A CSV the trainer wrote, as columns by name.
-std::map<std::string, std::vector<std::string>> read_csv(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::string line;
-  std::getline(in, line);
-  const std::vector<std::string> header = train::detail::split_commas(line);
-  std::map<std::string, std::vector<std::string>> cols;
-  while (std::getline(in, line)) {
-    std::size_t pos = 0, k = 0;
-    while (pos <= line.size() && k < header.size()) {
-      const std::size_t end = std::min(line.find(',', pos), line.size());
-      cols[header[k++]].push_back(line.substr(pos, end - pos));
-      pos = end + 1;
-    }
-  }
-  return cols;
 }
 
 double last_number(const std::vector<std::string>& v) {

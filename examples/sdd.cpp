@@ -38,11 +38,12 @@
 #include <string>
 #include <vector>
 
-#include "example_args.hpp"
+#include "example_support.hpp"
 
 namespace {
 
 namespace train = scaleref::train;
+using scaleref::examples::read_csv;
 
 // The sizes of the full run and of the --quick smoke test.
 struct Sizes {
@@ -76,24 +77,6 @@ std::string setup_text(const Variant& v, const Sizes& z) {
          lr + "\nwarmup = " + std::to_string(z.warmup) + "\nsteps = " + std::to_string(z.steps) +
          "\neval_every = " + std::to_string(z.eval_every) +
          "\neval_batches = 4\nstable_rank_iterations = 5\n";  // stable rank is not used here
-}
-
-// A CSV the trainer wrote, as columns by name (cells as text; empty: not measured).
-std::map<std::string, std::vector<std::string>> read_csv(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::string line;
-  std::getline(in, line);
-  const std::vector<std::string> header = train::detail::split_commas(line);
-  std::map<std::string, std::vector<std::string>> cols;
-  while (std::getline(in, line)) {
-    std::size_t pos = 0, k = 0;
-    while (pos <= line.size() && k < header.size()) {
-      const std::size_t end = std::min(line.find(',', pos), line.size());
-      cols[header[k++]].push_back(line.substr(pos, end - pos));
-      pos = end + 1;
-    }
-  }
-  return cols;
 }
 
 // The per-layer gradient norms of one CSV row.

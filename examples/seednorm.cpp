@@ -42,7 +42,7 @@
 #include <string>
 #include <vector>
 
-#include "example_args.hpp"
+#include "example_support.hpp"
 
 namespace {
 

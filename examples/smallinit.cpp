@@ -40,7 +40,7 @@
 #include <string>
 #include <vector>
 
-#include "example_args.hpp"
+#include "example_support.hpp"
 
 namespace {
 
