@@ -168,8 +168,6 @@ class Options {
     require(unknown.empty(), "lm::Options", "unknown key(s): ", unknown);
   }
 
-  const std::map<std::string, std::string>& values() const { return values_; }
-
  private:
   static std::string trim(const std::string& s) {
     const auto b = s.find_first_not_of(" \t\r");
