@@ -31,6 +31,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <scaleref/fit.hpp>
 #include <scaleref/init/initializers.hpp>
 #include <scaleref/lm/model.hpp>
 #include <scaleref/lm/params.hpp>
@@ -99,7 +100,7 @@ double appendix_stack_flow(long d, double gamma, long layers, long tokens) {
     const Mat<double> a = (u * W1.transpose()).cwiseMax(0.0);  // relu
     h += a * W2.transpose();
   }
-  return (h - e).norm() / e.norm();
+  return metrics::residual_flow_ratio(h, e, metrics::TokenReduction::ratio_of_norms);
 }
 
 // The tiny LM at initialization with init = gamma: x_0 = e (token + position
@@ -128,17 +129,6 @@ double lm_flow(long d, double gamma, long layers, long tokens) {
   lm::forward<double>(c, p, b, &cache);
   return metrics::residual_flow_ratio(cache.residual.back(), cache.residual.front(),
                                       metrics::TokenReduction::ratio_of_norms);
-}
-
-// The least-squares slope of log(y) against log(x).
-double loglog_slope(const std::vector<double>& x, const std::vector<double>& y) {
-  const double n = static_cast<double>(x.size());
-  double sx = 0, sy = 0, sxx = 0, sxy = 0;
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    const double lx = std::log(x[i]), ly = std::log(y[i]);
-    sx += lx, sy += ly, sxx += lx * lx, sxy += lx * ly;
-  }
-  return (n * sxy - sx * sy) / (n * sxx - sx * sx);
 }
 
 // ---- 3. stable rank while training ----------------------------------------------------
@@ -228,8 +218,8 @@ int main(int argc, char** argv) {
       flow_csv << "lm," << g << ',' << d << ',' << model.back() << '\n';
     }
     std::printf("   %4.2f    %5.2f     %6.3f                   %6.3f            %.3g, %.3g\n", g,
-                1 - g, loglog_slope(dx, stack), loglog_slope(dx, model), stack.back(),
-                model.back());
+                1 - g, scaleref::loglog_fit(dx, stack).slope, scaleref::loglog_fit(dx, model).slope,
+                stack.back(), model.back());
   }
   flow_csv.close();
   std::printf("\n");

@@ -11,6 +11,7 @@
 #include <Eigen/SVD>
 #include <cmath>
 #include <scaleref/audit/registry.hpp>
+#include <scaleref/metrics/activations.hpp>
 #include <scaleref/metrics/tokens.hpp>
 #include <scaleref/metrics/weights.hpp>
 #include <scaleref/norm/activation.hpp>
@@ -60,7 +61,7 @@ double residual_flow(long d, double gamma, int layers, long rows, double eps,
     const Mat<double> a = u.unaryExpr([](double z) { return z / (1 + std::exp(-z)); });
     h += matmul<double>(a, w2.transpose());
   }
-  return (h - e).norm() / e.norm();
+  return metrics::residual_flow_ratio(h, e, metrics::TokenReduction::ratio_of_norms);
 }
 
 Claim make(std::string id, std::string location, std::string statement, Kind kind,
