@@ -72,8 +72,9 @@ double kurtosis(init::Family f) { return f == init::Family::normal ? 3.0 : 9.0 /
 
 // W's entries follow `law`: mean 0 and variance std^2 within kBound standard
 // errors, the wrong factors sqrt(2) beyond kPower; a uniform law's entries lie
-// strictly inside (-b, b) and reach within 20 / n of b (P(max |w| < b (1 - t))
-// = (1 - t)^n, e^-20 at t = 20 / n).
+// strictly inside (-b, b) (|w| = b needs u = 1, probability 2^-53 per entry,
+// absent from these fixed draws) and reach within 20 / n of b
+// (P(max |w| < b (1 - t)) = (1 - t)^n, e^-20 at t = 20 / n).
 void expect_law(const char* what, const M& W, const init::Law& law) {
   const Moments m = moments(W);
   const double k = kurtosis(law.family), var = law.std * law.std;

@@ -59,8 +59,9 @@
 // (scaleref/random/stream.hpp), so the matrix is a pure function of (seed,
 // tensor id, shape, config), the same on CPU and GPU:
 //   normal laws:  W_ij = std * normal(seed, tensor, i * d_in + j)
-//   uniform laws: W_ij = b * (2 u - 1), u = uniform(seed, tensor, i * d_in + j) in (0, 1),
-//                 so |W_ij| < b strictly (2u - 1 is exact and |2u - 1| <= 1 - 2^-53).
+//   uniform laws: W_ij = b * (2 u - 1), u = uniform(seed, tensor, i * d_in + j) in (0, 1],
+//                 so |W_ij| <= b (2u - 1 is exact; |2u - 1| = 1, |W_ij| = b, only when u = 1,
+//                 which random::uniform returns with probability 2^-53).
 // The value is computed in double and converted to S, so every scalar type
 // holds the same weights: draw<Real50> is draw<double> converted exactly.
 #pragma once

@@ -12,25 +12,26 @@
 // and distinct tensor ids give independent streams. Transforms, stated so that
 // anyone can reproduce them:
 //
-//   uniform(s, t, i):  ((w0 << 21 | w1 >> 11) + 0.5) / 2^53 from words 0, 1: in (0, 1)
+//   uniform(s, t, i):  ((w0 << 21 | w1 >> 11) + 0.5) / 2^53 from words 0, 1: in (0, 1]
 //   normal(s, t, i):   Box-Muller, cos branch: sqrt(-2 ln u1) cos(2 pi u2), with
 //                      u1 from words 0, 1 and u2 from words 2, 3 of the block
 //   truncated_normal(s, t, i, b): normal of blocks draw = 0, 1, 2, ... until |z| <= b
 //
-// The 32-bit words are bit-identical on host and device; the normal's log,
-// cos and sqrt are the platform's, correctly rounded on the host and within a
-// few ulps on CUDA (its documented error bounds), so normals agree to a few
-// ulps across the two.
+// (For k >= 2^52, k + 0.5 rounds to an even integer, and to 2^53 for the
+// largest k: a uniform lies in [2^-54, 1] and is 1 with probability 2^-53;
+// u1 = 1 gives a normal of 0.)
+//
+// Every value is bitwise the same on host and device: the 32-bit words are
+// integer arithmetic, and the normal's ln and cos are the project's own
+// (portable_math.hpp), built from correctly rounded IEEE operations in a fixed
+// order, never fused, within 1 ulp of exact; its sqrt and final product are
+// single IEEE operations. (The platform's ::log and ::cos differ by ulps between
+// glibc and CUDA, and would make GPU normals differ from the CPU's.)
 #pragma once
 
 #include <cmath>
 #include <cstdint>
-
-#if defined(__CUDACC__)
-#define SCALEREF_HOST_DEVICE __host__ __device__
-#else
-#define SCALEREF_HOST_DEVICE
-#endif
+#include <scaleref/random/portable_math.hpp>  // defines SCALEREF_HOST_DEVICE
 
 namespace scaleref::random {
 
@@ -91,7 +92,8 @@ SCALEREF_HOST_DEVICE inline double open01(std::uint32_t hi, std::uint32_t lo) {
 
 SCALEREF_HOST_DEVICE inline double box_muller(const Block& b) {
   const double u1 = open01(b.w[0], b.w[1]), u2 = open01(b.w[2], b.w[3]);
-  return ::sqrt(-2.0 * ::log(u1)) * ::cos(6.283185307179586476925286766559 * u2);
+  const double radius = portable::sqrt(portable::mul(-2.0, portable::log(u1)));
+  return portable::mul(radius, portable::cos_2pi(u2));
 }
 
 SCALEREF_HOST_DEVICE inline double uniform(std::uint64_t seed, std::uint32_t tensor,
