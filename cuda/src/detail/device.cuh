@@ -1,0 +1,225 @@
+// Device-side building blocks every row kernel shares (internal to cuda/src):
+//
+//   - the device type of a storage type and the conversions to and from its
+//     accumulator (bf16 <-> float, round to nearest even);
+//   - Pack<T, V>: V consecutive entries loaded or stored in one 16-byte access
+//     when the row is aligned, entry by entry for a row's ragged tail;
+//   - group_sum: the sum of one value over the threads that share a row, by a
+//     fixed tree (warp butterfly, then one warp over the warps' sums), so every
+//     thread gets the same bits and a rerun gives the same bits again.
+//
+// Launch shape (Geometry, rows.hpp): blockDim = (group, rows_per_block). The
+// `group` threads of one threadIdx.y share a row; group is a power of two in
+// [32, 1024]. Rows are visited in a grid-stride loop that every thread of a
+// block runs the same number of times (a thread past the last row computes
+// zeros), so group_sum's __syncthreads are reached by all.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <scaleref/cuda/types.hpp>
+#include <type_traits>
+
+namespace scaleref::cuda::detail {
+
+using i64 = std::int64_t;
+
+template <class T>
+struct DeviceType {
+  using type = T;
+};
+template <>
+struct DeviceType<bf16> {
+  using type = __nv_bfloat16;
+};
+// The type kernels see for a storage type (bf16 -> __nv_bfloat16).
+template <class T>
+using Dev = typename DeviceType<T>::type;
+
+template <class T>
+struct AccOf {
+  using type = float;
+};
+template <>
+struct AccOf<double> {
+  using type = double;
+};
+// The accumulator of a device storage type (the same rule as types.hpp's Acc).
+template <class D>
+using AccT = typename AccOf<D>::type;
+
+__device__ inline float widen(__nv_bfloat16 v) { return __bfloat162float(v); }
+__device__ inline float widen(float v) { return v; }
+__device__ inline double widen(double v) { return v; }
+
+template <class D>
+__device__ D narrow(AccT<D> a);
+template <>
+__device__ inline __nv_bfloat16 narrow<__nv_bfloat16>(float a) {
+  return __float2bfloat16_rn(a);
+}
+template <>
+__device__ inline float narrow<float>(float a) {
+  return a;
+}
+template <>
+__device__ inline double narrow<double>(double a) {
+  return a;
+}
+
+// A double rounded to storage type D the way the host's from_double does
+// (types.hpp): bf16 through float, each step to nearest even.
+template <class D>
+__device__ D from_double(double v);
+template <>
+__device__ inline double from_double<double>(double v) {
+  return v;
+}
+template <>
+__device__ inline float from_double<float>(double v) {
+  return __double2float_rn(v);
+}
+template <>
+__device__ inline __nv_bfloat16 from_double<__nv_bfloat16>(double v) {
+  return __float2bfloat16_rn(__double2float_rn(v));
+}
+
+template <class D>
+__device__ inline AccT<D> reciprocal_sqrt(AccT<D> v) {
+  return AccT<D>(1) / sqrt(v);  // IEEE sqrt and division: not the approximate rsqrt
+}
+
+// V consecutive entries, aligned so one access moves all of them.
+template <class D, int V>
+struct alignas(sizeof(D) * V) Pack {
+  D v[V];
+};
+
+// Entries j .. j + V - 1 of a row of width w, widened to the accumulator;
+// entries at or past w read as 0. The vector access needs p + j aligned to
+// sizeof(D) * V, which the host guarantees when it picks V > 1.
+template <int V, class D>
+__device__ inline void load(const D* p, i64 j, i64 w, AccT<D> (&out)[V]) {
+  if (j + V <= w) {
+    const Pack<D, V> pk = *reinterpret_cast<const Pack<D, V>*>(p + j);
+#pragma unroll
+    for (int v = 0; v < V; ++v) out[v] = widen(pk.v[v]);
+  } else {
+#pragma unroll
+    for (int v = 0; v < V; ++v) out[v] = j + v < w ? widen(p[j + v]) : AccT<D>(0);
+  }
+}
+
+// A parameter vector that may be absent: reads as `absent` then.
+template <int V, class D>
+__device__ inline void load_or(const D* p, i64 j, i64 w, AccT<D> absent, AccT<D> (&out)[V]) {
+  if (p) {
+    load<V>(p, j, w, out);
+  } else {
+#pragma unroll
+    for (int v = 0; v < V; ++v) out[v] = absent;
+  }
+}
+
+template <int V, class D>
+__device__ inline void store(D* p, i64 j, i64 w, const AccT<D> (&in)[V]) {
+  if (j + V <= w) {
+    Pack<D, V> pk;
+#pragma unroll
+    for (int v = 0; v < V; ++v) pk.v[v] = narrow<D>(in[v]);
+    *reinterpret_cast<Pack<D, V>*>(p + j) = pk;
+  } else {
+#pragma unroll
+    for (int v = 0; v < V; ++v)
+      if (j + v < w) p[j + v] = narrow<D>(in[v]);
+  }
+}
+
+template <class A>
+__device__ inline A warp_sum(A v) {
+#pragma unroll
+  for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_xor_sync(0xffffffffu, v, offset);
+  return v;  // a butterfly: every lane adds the same pairs, so every lane holds the same bits
+}
+
+// Room group_sum needs: 32 partial sums for each of up to 32 groups per block.
+template <class A>
+struct Scratch {
+  A warp_sums[32][32];
+};
+
+// The sum of v over the `group` threads of this threadIdx.y. Every thread of
+// the block must call it (it may synchronize the block).
+template <class A>
+__device__ inline A group_sum(A v, Scratch<A>& s) {
+  v = warp_sum(v);
+  if (blockDim.x <= 32) return v;  // the group is one warp
+  const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
+  const unsigned warps = blockDim.x >> 5;
+  if (lane == 0) s.warp_sums[threadIdx.y][warp] = v;
+  __syncthreads();
+  v = lane < warps ? s.warp_sums[threadIdx.y][lane] : A(0);
+  v = warp_sum(v);
+  __syncthreads();  // the scratch may be written again by the next call
+  return v;
+}
+
+// The rows this block visits, in the order it visits them: row() for the
+// current step, active() when that row exists. Every thread of the block runs
+// the same number of steps.
+struct RowLoop {
+  i64 rows, base;
+  __device__ explicit RowLoop(i64 n) : rows(n), base(i64(blockIdx.x) * blockDim.y) {}
+  __device__ bool more() const { return base < rows; }
+  __device__ void next() { base += i64(gridDim.x) * blockDim.y; }
+  __device__ i64 row() const { return base + threadIdx.y; }
+  __device__ bool active() const { return row() < rows; }
+};
+
+// First column this thread handles in a row and the step to its next one.
+template <int V>
+__device__ inline i64 first_col() {
+  return i64(threadIdx.x) * V;
+}
+template <int V>
+__device__ inline i64 col_step() {
+  return i64(blockDim.x) * V;
+}
+
+// The device view of a host view (bf16 -> __nv_bfloat16; the same bits).
+template <class T>
+Rows<Dev<T>> dev(Rows<T> r) {
+  return {reinterpret_cast<Dev<T>*>(r.data), r.rows, r.cols, r.stride};
+}
+template <class T>
+Rows<const Dev<T>> dev(Rows<const T> r) {
+  return {reinterpret_cast<const Dev<T>*>(r.data), r.rows, r.cols, r.stride};
+}
+template <class T>
+Dev<T>* dev(T* p) {
+  return reinterpret_cast<Dev<T>*>(p);
+}
+template <class T>
+const Dev<T>* dev(const T* p) {
+  return reinterpret_cast<const Dev<T>*>(p);
+}
+
+// Runs f(std::integral_constant<int, V>{}) for the vector width V the host
+// picked: 1, or the 16-byte width of T.
+template <class T, class F>
+void with_vector_width(int V, F&& f) {
+  constexpr int wide = static_cast<int>(16 / sizeof(T));
+  if (V == wide) {
+    f(std::integral_constant<int, wide>{});
+  } else {
+    f(std::integral_constant<int, 1>{});
+  }
+}
+
+// Dynamic shared memory, one declaration for every kernel (kernels of
+// different types must not redeclare it with different element types).
+extern __shared__ __align__(16) unsigned char dynamic_shared[];
+
+}  // namespace scaleref::cuda::detail

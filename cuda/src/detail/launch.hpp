@@ -1,0 +1,129 @@
+// Host-side launch rules shared by the row kernels (internal to cuda/src):
+// input checks with messages that name the function, the vector width a call
+// may use, and the launch shape. Every choice here is a function of the shape
+// and the pointers' alignment only, never of the device, so a kernel's result
+// bits depend on nothing else (the bitwise replay test relies on it).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <initializer_list>
+#include <scaleref/cuda/types.hpp>
+#include <scaleref/error.hpp>
+#include <vector>
+
+namespace scaleref::cuda::detail {
+
+using i64 = std::int64_t;
+
+// Tuning knobs of the launch shape (see cuda/README.md before changing them:
+// the backward's partial count changes its result bits, not their accuracy).
+inline constexpr int kUnitsPerThread = 4;    // vector accesses per thread per row, aimed at
+inline constexpr int kForwardThreads = 256;  // threads per block when rows are narrow
+inline constexpr i64 kMaxBlocks = 65535;     // forward grids stride beyond this many blocks
+inline constexpr i64 kRowsPerPartial = 8;    // backward: at least this many rows per block,
+inline constexpr i64 kMaxPartials = 1024;    // and at most this many blocks (partial rows)
+inline constexpr std::size_t kSharedAccumulatorBytes = 32 * 1024;  // per-block gradient sums
+// (32 KiB of dynamic shared memory plus group_sum's 8 KiB stays under the 48 KiB a
+// launch gets without opting in.)
+
+template <class T>
+void check_view(const char* where, const char* name, Rows<T> v) {
+  require(v.rows >= 1 && v.cols >= 1, where, "expected a non-empty ", name, ", got [", v.rows, "x",
+          v.cols, "]");
+  require(v.stride >= v.cols, where, "expected ", name, "'s row stride >= its ", v.cols,
+          " columns, got ", v.stride);
+  require(v.data != nullptr, where, "expected ", name, " to point at device memory, got nullptr");
+  require(reinterpret_cast<std::uintptr_t>(v.data) % sizeof(T) == 0, where, "expected ", name,
+          " aligned to its ", sizeof(T), "-byte entries");
+}
+
+template <class A, class B>
+void check_same_shape(const char* where, const char* a_name, Rows<A> a, const char* b_name,
+                      Rows<B> b) {
+  require(a.rows == b.rows && a.cols == b.cols, where, "expected ", b_name, " [", a.rows, "x",
+          a.cols, "] like ", a_name, ", got [", b.rows, "x", b.cols, "]");
+}
+
+// A forward's x and y: well-formed views of one shape.
+template <class T>
+void check_forward_views(const char* where, Rows<const T> x, Rows<T> y) {
+  check_view(where, "x", x);
+  check_view(where, "y", y);
+  check_same_shape(where, "x", x, "y", y);
+}
+
+// A backward's x, dy and dx: well-formed views of one shape.
+template <class T>
+void check_backward_views(const char* where, Rows<const T> x, Rows<const T> dy, Rows<T> dx) {
+  check_view(where, "x", x);
+  check_view(where, "dy", dy);
+  check_view(where, "dx", dx);
+  check_same_shape(where, "x", x, "dy", dy);
+  check_same_shape(where, "x", x, "dx", dx);
+}
+
+inline void check_heads(const char* where, i64 cols, int heads) {
+  require(heads >= 1 && cols % heads == 0, where,
+          "expected D divisible by heads >= 1, got D = ", cols, " and heads = ", heads);
+}
+
+inline void check_eps(const char* where, double eps) {
+  require(eps >= 0 && eps < 1e300, where, "expected eps >= 0 and finite, got ", eps);
+}
+
+// The widest access (in entries) every row segment allows: 16 bytes when each
+// pointer is 16-byte aligned and every stride and segment width keeps it so,
+// else one entry at a time.
+template <class T>
+int vector_width(std::initializer_list<const void*> pointers, std::initializer_list<i64> steps) {
+  constexpr int wide = static_cast<int>(16 / sizeof(T));
+  for (const void* p : pointers)
+    if (p && reinterpret_cast<std::uintptr_t>(p) % 16 != 0) return 1;
+  for (i64 s : steps)
+    if (s % wide != 0) return 1;
+  return wide;
+}
+
+template <class T>
+int vector_width_of(const std::vector<const void*>& pointers, const std::vector<i64>& steps) {
+  constexpr int wide = static_cast<int>(16 / sizeof(T));
+  for (const void* p : pointers)
+    if (vector_width<T>({p}, {}) != wide) return 1;
+  for (i64 s : steps)
+    if (vector_width<T>({}, {s}) != wide) return 1;
+  return wide;
+}
+
+struct Geometry {
+  int group;           // threads per row (blockDim.x), a power of two in [32, 1024]
+  int rows_per_block;  // blockDim.y
+  unsigned blocks;     // gridDim.x
+};
+
+// Threads per row for a row segment of `width` entries read V at a time.
+inline int group_size(i64 width, int V) {
+  const i64 units = (width + V - 1) / V;
+  const i64 want = (units + kUnitsPerThread - 1) / kUnitsPerThread;
+  int g = 32;
+  while (g < 1024 && g < want) g *= 2;
+  return g;
+}
+
+// Forward passes: several narrow rows per block, a grid that strides.
+inline Geometry forward_geometry(i64 rows, i64 width, int V) {
+  const int g = group_size(width, V);
+  const int r = std::max(1, kForwardThreads / g);
+  const i64 blocks = std::min((rows + r - 1) / r, kMaxBlocks);
+  return {g, r, static_cast<unsigned>(blocks)};
+}
+
+// Backward passes: one row per block at a time, and a block count fixed by
+// the row count alone: each block sums its rows' parameter gradients into
+// its own partial row, the second pass adds the partial rows in order.
+inline Geometry backward_geometry(i64 rows, i64 width, int V) {
+  const i64 blocks = std::min((rows + kRowsPerPartial - 1) / kRowsPerPartial, kMaxPartials);
+  return {group_size(width, V), 1, static_cast<unsigned>(blocks)};
+}
+
+}  // namespace scaleref::cuda::detail

@@ -1,0 +1,102 @@
+// The deterministic second stage of every parameter gradient (internal to
+// cuda/src). A backward kernel's block b owns partial row b of a
+// [blocks, count] array and adds its rows' contributions into it in row
+// order; no two blocks touch one entry and nothing is atomic. The second
+// stage adds the partial rows for each column in block order, so the result
+// is the same bits on every run. The accumulator is Acc<T>; the result is
+// rounded to T once. A scalar parameter (DyT's alpha, a scalar SeeDNorm
+// alpha) is a column of its own: each thread sums its entries' terms in a
+// register, and the block adds its threads' sums by group_sum's fixed tree.
+#pragma once
+
+#include <scaleref/cuda/buffer.hpp>
+
+#include "device.cuh"
+#include "launch.hpp"
+
+namespace scaleref::cuda::detail {
+
+// Where a block keeps its running column sums: in shared memory when
+// `count` of them fit (then copied out at the end), else straight in its
+// partial row in global memory. Either way each sum has one owning thread.
+template <class A>
+struct Accumulators {
+  A* sums;      // count entries: this block's running sums
+  A* partial;   // this block's row of the [blocks, count] partials
+  bool shared;  // sums lives in shared memory
+};
+
+template <class A>
+__device__ inline Accumulators<A> block_accumulators(A* partials, i64 count, A* shared_mem,
+                                                     bool use_shared) {
+  A* mine = partials + i64(blockIdx.x) * count;
+  return {use_shared ? shared_mem : mine, mine, use_shared};
+}
+
+// The sums are `segments` consecutive segments of `width` entries (a
+// parameter's D columns are `heads` segments of D / heads when a kernel walks
+// a row head by head). In each segment a thread owns the entries
+// first_col<V>() + m col_step<V>() (+ 0 .. V-1), exactly those its row loop
+// visits: it zeroes them, adds into them and copies them out, so a block's
+// threads never touch one another's sums and need no barrier.
+template <int V, class A>
+__device__ inline void zero_owned(A* sums, i64 width, i64 segments) {
+  for (i64 p = 0; p < segments; ++p)
+    for (i64 j = first_col<V>(); j < width; j += col_step<V>())
+      for (int k = 0; k < V && j + k < width; ++k) sums[p * width + j + k] = 0;
+}
+
+template <int V, class A>
+__device__ inline void copy_owned(const Accumulators<A>& acc, i64 width, i64 segments) {
+  if (!acc.shared) return;
+  for (i64 p = 0; p < segments; ++p)
+    for (i64 j = first_col<V>(); j < width; j += col_step<V>())
+      for (int k = 0; k < V && j + k < width; ++k)
+        acc.partial[p * width + j + k] = acc.sums[p * width + j + k];
+}
+
+// Where each gradient sits in a block's partial row: out[k] gets entries
+// offset[k] .. offset[k] + length[k]; an absent out[k] is skipped.
+template <class D>
+struct Outputs {
+  static constexpr int kMax = 4;
+  D* out[kMax] = {};
+  i64 offset[kMax] = {}, length[kMax] = {};
+  int n = 0;
+  void add(D* p, i64 off, i64 len) {
+    out[n] = p;
+    offset[n] = off;
+    length[n] = len;
+    ++n;
+  }
+};
+
+// out[k][c - offset[k]] = sum over blocks b (in order) of partials[b * count + c].
+template <class D>
+__global__ void sum_partials(const AccT<D>* partials, i64 blocks, i64 count, Outputs<D> outs) {
+  for (i64 c = i64(blockIdx.x) * blockDim.x + threadIdx.x; c < count;
+       c += i64(gridDim.x) * blockDim.x) {
+    for (int k = 0; k < outs.n; ++k) {
+      if (!outs.out[k] || c < outs.offset[k] || c >= outs.offset[k] + outs.length[k]) continue;
+      AccT<D> s = 0;
+      for (i64 b = 0; b < blocks; ++b) s += partials[b * count + c];
+      outs.out[k][c - outs.offset[k]] = narrow<D>(s);
+    }
+  }
+}
+
+template <class D>
+void launch_sum_partials(const AccT<D>* partials, i64 blocks, i64 count, const Outputs<D>& outs,
+                         cudaStream_t stream) {
+  const i64 grid = std::min<i64>((count + 255) / 256, kMaxBlocks);
+  sum_partials<D><<<static_cast<unsigned>(grid), 256, 0, stream>>>(partials, blocks, count, outs);
+  check_launch("cuda::sum_partials");
+}
+
+// Bytes of workspace a backward call needs for [blocks, count] partials.
+template <class A>
+std::size_t partial_bytes(i64 blocks, i64 count) {
+  return static_cast<std::size_t>(blocks * count) * sizeof(A);
+}
+
+}  // namespace scaleref::cuda::detail

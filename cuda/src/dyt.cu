@@ -1,0 +1,138 @@
+// DyT kernels (formulas: scaleref/cuda/dyt.hpp). No row statistic: forward is
+// one pass; backward one pass that also sums dalpha's u x terms per thread
+// (a register), adds them over the block by group_sum's fixed tree after the
+// last row, and leaves the block's total in its partial row.
+#include <scaleref/cuda/dyt.hpp>
+
+#include "detail/device.cuh"
+#include "detail/launch.hpp"
+#include "detail/partials.cuh"
+
+namespace scaleref::cuda::dyt {
+
+namespace {
+
+using namespace detail;
+
+template <class D, int V>
+__global__ void forward_kernel(Rows<const D> x, Rows<D> y, const D* alpha, const D* gamma,
+                               const D* beta) {
+  using A = AccT<D>;
+  const A a = widen(alpha[0]);
+  const i64 w = x.cols;
+  for (RowLoop rows(x.rows); rows.more(); rows.next()) {
+    if (!rows.active()) continue;  // no barrier in this kernel
+    const i64 i = rows.row();
+    const D* xr = x.data + i * x.stride;
+    D* yr = y.data + i * y.stride;
+    for (i64 j = first_col<V>(); j < w; j += col_step<V>()) {
+      A v[V], g[V], b[V], out[V];
+      load<V>(xr, j, w, v);
+      load_or<V>(gamma, j, w, A(1), g);
+      load_or<V>(beta, j, w, A(0), b);
+#pragma unroll
+      for (int k = 0; k < V; ++k) out[k] = g[k] * tanh(a * v[k]) + b[k];
+      store<V>(yr, j, w, out);
+    }
+  }
+}
+
+// Partial row layout: [dgamma: D][dbeta: D][dalpha: 1].
+template <class D, int V>
+__global__ void backward_kernel(Rows<const D> x, Rows<const D> dy, Rows<D> dx, const D* alpha,
+                                const D* gamma, AccT<D>* partials, bool shared_sums) {
+  using A = AccT<D>;
+  __shared__ Scratch<A> scratch;
+  const A a = widen(alpha[0]);
+  const i64 w = x.cols;
+  Accumulators<A> acc =
+      block_accumulators(partials, 2 * w + 1, reinterpret_cast<A*>(dynamic_shared), shared_sums);
+  zero_owned<V>(acc.sums, w, 2);
+  A dalpha = 0;                                           // this thread's share of sum u x
+  for (RowLoop rows(x.rows); rows.more(); rows.next()) {  // one row per block: all active
+    const i64 i = rows.row();
+    const D* xr = x.data + i * x.stride;
+    const D* dyr = dy.data + i * dy.stride;
+    D* dxr = dx.data + i * dx.stride;
+    for (i64 j = first_col<V>(); j < w; j += col_step<V>()) {
+      A v[V], d[V], g[V], out[V];
+      load<V>(xr, j, w, v);
+      load<V>(dyr, j, w, d);
+      load_or<V>(gamma, j, w, A(1), g);
+#pragma unroll
+      for (int k = 0; k < V; ++k) {
+        const A t = tanh(a * v[k]);
+        const A u = d[k] * g[k] * (A(1) - t * t);
+        out[k] = a * u;
+        if (j + k < w) {
+          dalpha += u * v[k];
+          acc.sums[j + k] += d[k] * t;
+          acc.sums[w + j + k] += d[k];
+        }
+      }
+      store<V>(dxr, j, w, out);
+    }
+  }
+  copy_owned<V>(acc, w, 2);
+  dalpha = group_sum(dalpha, scratch);
+  if (threadIdx.x == 0) acc.partial[2 * w] = dalpha;
+}
+
+template <class T>
+void check_params(const char* where, const Params<T>& p) {
+  require(p.alpha != nullptr, where, "expected alpha (one device scalar), got nullptr");
+}
+
+}  // namespace
+
+template <class T>
+void forward(const Params<T>& p, Rows<const T> x, Rows<T> y, Stream stream) {
+  constexpr const char* where = "cuda::dyt::forward";
+  check_forward_views(where, x, y);
+  check_params(where, p);
+  const int V = vector_width<T>({x.data, y.data, p.gamma, p.beta}, {x.stride, y.stride});
+  const Geometry g = forward_geometry(x.rows, x.cols, V);
+  with_vector_width<T>(V, [&](auto vc) {
+    forward_kernel<Dev<T>, vc()><<<g.blocks, dim3(g.group, g.rows_per_block), 0, stream>>>(
+        dev(x), dev(y), dev(p.alpha), dev(p.gamma), dev(p.beta));
+  });
+  check_launch(where);
+}
+
+template <class T>
+void backward(const Params<T>& p, Rows<const T> x, Rows<const T> dy, Rows<T> dx, const Grads<T>& g,
+              Workspace& ws, Stream stream) {
+  constexpr const char* where = "cuda::dyt::backward";
+  check_backward_views(where, x, dy, dx);
+  check_params(where, p);
+  require(!g.dgamma || p.gamma, where, "dgamma asked for, but there is no gamma");
+  const int V =
+      vector_width<T>({x.data, dy.data, dx.data, p.gamma}, {x.stride, dy.stride, dx.stride});
+  const Geometry geo = backward_geometry(x.rows, x.cols, V);
+  using A = Acc<T>;
+  const i64 count = 2 * x.cols + 1;
+  A* partials = static_cast<A*>(ws.get(partial_bytes<A>(geo.blocks, count)));
+  const bool shared = 2 * x.cols * sizeof(A) <= kSharedAccumulatorBytes;
+  const std::size_t smem = shared ? 2 * x.cols * sizeof(A) : 0;
+  with_vector_width<T>(V, [&](auto vc) {
+    backward_kernel<Dev<T>, vc()><<<geo.blocks, geo.group, smem, stream>>>(
+        dev(x), dev(dy), dev(dx), dev(p.alpha), dev(p.gamma), partials, shared);
+  });
+  check_launch(where);
+  Outputs<Dev<T>> outs;
+  outs.add(dev(g.dgamma), 0, x.cols);
+  outs.add(dev(g.dbeta), x.cols, x.cols);
+  outs.add(dev(g.dalpha), 2 * x.cols, 1);
+  launch_sum_partials<Dev<T>>(partials, geo.blocks, count, outs, stream);
+}
+
+#define SCALEREF_INSTANTIATE(T)                                                      \
+  template void forward<T>(const Params<T>&, Rows<const T>, Rows<T>, Stream);        \
+  template void backward<T>(const Params<T>&, Rows<const T>, Rows<const T>, Rows<T>, \
+                            const Grads<T>&, Workspace&, Stream);
+SCALEREF_INSTANTIATE(double)
+SCALEREF_INSTANTIATE(float)
+SCALEREF_INSTANTIATE(bf16)
+#undef SCALEREF_INSTANTIATE
+
+}  // namespace scaleref::cuda::dyt

@@ -1,0 +1,190 @@
+// LayerNorm kernels (formulas: scaleref/cuda/layernorm.hpp).
+//
+// forward: per row, a pass for sum x (the mean), a pass for sum (x - mu)^2
+//   (the variance, centred: no E[x^2] - mu^2 cancellation), a pass writing y.
+// backward: a pass for sum g and sum g x_hat, a pass writing dx and adding
+//   dy x_hat and dy into the block's dgamma and dbeta sums; then sum_partials.
+#include <scaleref/cuda/layernorm.hpp>
+
+#include "detail/device.cuh"
+#include "detail/launch.hpp"
+#include "detail/partials.cuh"
+
+namespace scaleref::cuda::layernorm {
+
+namespace {
+
+using namespace detail;
+
+template <class D, int V>
+__global__ void forward_kernel(Rows<const D> x, Rows<D> y, const D* gamma, const D* beta,
+                               AccT<D> eps, AccT<D>* mean_out, AccT<D>* rstd_out) {
+  using A = AccT<D>;
+  __shared__ Scratch<A> scratch;
+  const i64 w = x.cols;
+  for (RowLoop rows(x.rows); rows.more(); rows.next()) {
+    const i64 i = rows.row();
+    const bool on = rows.active();
+    const D* xr = x.data + (on ? i * x.stride : 0);
+    A sum = 0;
+    if (on)
+      for (i64 j = first_col<V>(); j < w; j += col_step<V>()) {
+        A v[V];
+        load<V>(xr, j, w, v);
+#pragma unroll
+        for (int k = 0; k < V; ++k) sum += v[k];
+      }
+    const A mu = group_sum(sum, scratch) / A(w);
+    A ss = 0;
+    if (on)
+      for (i64 j = first_col<V>(); j < w; j += col_step<V>()) {
+        A v[V];
+        load<V>(xr, j, w, v);
+#pragma unroll
+        for (int k = 0; k < V; ++k)
+          if (j + k < w) ss += (v[k] - mu) * (v[k] - mu);  // the tail's zeros are not x
+      }
+    const A var = group_sum(ss, scratch) / A(w);
+    if (!on) continue;
+    const A r = reciprocal_sqrt<D>(var + eps);
+    if (threadIdx.x == 0 && rstd_out) {
+      mean_out[i] = mu;
+      rstd_out[i] = r;
+    }
+    D* yr = y.data + i * y.stride;
+    for (i64 j = first_col<V>(); j < w; j += col_step<V>()) {
+      A v[V], g[V], b[V], out[V];
+      load<V>(xr, j, w, v);
+      load_or<V>(gamma, j, w, A(1), g);
+      load_or<V>(beta, j, w, A(0), b);
+#pragma unroll
+      for (int k = 0; k < V; ++k) out[k] = ((v[k] - mu) * r) * g[k] + b[k];
+      store<V>(yr, j, w, out);
+    }
+  }
+}
+
+// Partial row layout: [dgamma: D][dbeta: D].
+template <class D, int V>
+__global__ void backward_kernel(Rows<const D> x, Rows<const D> dy, Rows<D> dx, const D* gamma,
+                                const AccT<D>* mean, const AccT<D>* rstd, AccT<D>* partials,
+                                bool shared_sums) {
+  using A = AccT<D>;
+  __shared__ Scratch<A> scratch;
+  const i64 w = x.cols;
+  Accumulators<A> acc{};
+  if (partials) {
+    acc = block_accumulators(partials, 2 * w, reinterpret_cast<A*>(dynamic_shared), shared_sums);
+    zero_owned<V>(acc.sums, w, 2);
+  }
+  for (RowLoop rows(x.rows); rows.more(); rows.next()) {  // one row per block: all active
+    const i64 i = rows.row();
+    const A mu = mean[i], r = rstd[i];
+    const D* xr = x.data + i * x.stride;
+    const D* dyr = dy.data + i * dy.stride;
+    A sum_g = 0, sum_gx = 0;
+    for (i64 j = first_col<V>(); j < w; j += col_step<V>()) {
+      A v[V], d[V], g[V];
+      load<V>(xr, j, w, v);
+      load<V>(dyr, j, w, d);
+      load_or<V>(gamma, j, w, A(1), g);
+#pragma unroll
+      for (int k = 0; k < V; ++k) {
+        if (j + k >= w) continue;
+        const A gk = d[k] * g[k];
+        sum_g += gk;
+        sum_gx += gk * ((v[k] - mu) * r);
+      }
+    }
+    const A mean_g = group_sum(sum_g, scratch) / A(w);
+    const A mean_gx = group_sum(sum_gx, scratch) / A(w);
+    D* dxr = dx.data + i * dx.stride;
+    for (i64 j = first_col<V>(); j < w; j += col_step<V>()) {
+      A v[V], d[V], g[V], out[V];
+      load<V>(xr, j, w, v);
+      load<V>(dyr, j, w, d);
+      load_or<V>(gamma, j, w, A(1), g);
+#pragma unroll
+      for (int k = 0; k < V; ++k) {
+        const A x_hat = (v[k] - mu) * r;
+        out[k] = r * (d[k] * g[k] - mean_g - x_hat * mean_gx);
+        if (partials && j + k < w) {
+          acc.sums[j + k] += d[k] * x_hat;
+          acc.sums[w + j + k] += d[k];
+        }
+      }
+      store<V>(dxr, j, w, out);
+    }
+  }
+  if (partials) copy_owned<V>(acc, w, 2);
+}
+
+}  // namespace
+
+template <class T>
+void forward(const Params<T>& p, const Config& c, Rows<const T> x, Rows<T> y, Cache<T>* cache,
+             Stream stream) {
+  constexpr const char* where = "cuda::layernorm::forward";
+  check_forward_views(where, x, y);
+  check_eps(where, c.eps);
+  Acc<T>*mean = nullptr, *rstd = nullptr;
+  if (cache) {
+    const auto n = static_cast<std::size_t>(x.rows);
+    if (cache->mean.size() != n) cache->mean = DeviceBuffer<Acc<T>>(n);
+    if (cache->rstd.size() != n) cache->rstd = DeviceBuffer<Acc<T>>(n);
+    mean = cache->mean.data();
+    rstd = cache->rstd.data();
+  }
+  const int V = vector_width<T>({x.data, y.data, p.gamma, p.beta}, {x.stride, y.stride});
+  const Geometry g = forward_geometry(x.rows, x.cols, V);
+  with_vector_width<T>(V, [&](auto vc) {
+    forward_kernel<Dev<T>, vc()><<<g.blocks, dim3(g.group, g.rows_per_block), 0, stream>>>(
+        dev(x), dev(y), dev(p.gamma), dev(p.beta), Acc<T>(c.eps), mean, rstd);
+  });
+  check_launch(where);
+}
+
+template <class T>
+void backward(const Params<T>& p, const Config&, const Cache<T>& cache, Rows<const T> x,
+              Rows<const T> dy, Rows<T> dx, const Grads<T>& g, Workspace& ws, Stream stream) {
+  constexpr const char* where = "cuda::layernorm::backward";
+  check_backward_views(where, x, dy, dx);
+  const auto n = static_cast<std::size_t>(x.rows);
+  require(cache.mean.size() == n && cache.rstd.size() == n, where,
+          "expected a cache from forward on ", x.rows, " rows, got ", cache.rstd.size(),
+          " statistics");
+  require(!g.dgamma || p.gamma, where, "dgamma asked for, but there is no gamma");
+  const int V =
+      vector_width<T>({x.data, dy.data, dx.data, p.gamma}, {x.stride, dy.stride, dx.stride});
+  const Geometry geo = backward_geometry(x.rows, x.cols, V);
+  using A = Acc<T>;
+  const bool want = g.dgamma || g.dbeta;
+  const i64 count = 2 * x.cols;
+  A* partials = want ? static_cast<A*>(ws.get(partial_bytes<A>(geo.blocks, count))) : nullptr;
+  const bool shared = want && count * sizeof(A) <= kSharedAccumulatorBytes;
+  const std::size_t smem = shared ? count * sizeof(A) : 0;
+  with_vector_width<T>(V, [&](auto vc) {
+    backward_kernel<Dev<T>, vc()><<<geo.blocks, geo.group, smem, stream>>>(
+        dev(x), dev(dy), dev(dx), dev(p.gamma), cache.mean.data(), cache.rstd.data(), partials,
+        shared);
+  });
+  check_launch(where);
+  if (want) {
+    Outputs<Dev<T>> outs;
+    outs.add(dev(g.dgamma), 0, x.cols);
+    outs.add(dev(g.dbeta), x.cols, x.cols);
+    launch_sum_partials<Dev<T>>(partials, geo.blocks, count, outs, stream);
+  }
+}
+
+#define SCALEREF_INSTANTIATE(T)                                                                \
+  template void forward<T>(const Params<T>&, const Config&, Rows<const T>, Rows<T>, Cache<T>*, \
+                           Stream);                                                            \
+  template void backward<T>(const Params<T>&, const Config&, const Cache<T>&, Rows<const T>,   \
+                            Rows<const T>, Rows<T>, const Grads<T>&, Workspace&, Stream);
+SCALEREF_INSTANTIATE(double)
+SCALEREF_INSTANTIATE(float)
+SCALEREF_INSTANTIATE(bf16)
+#undef SCALEREF_INSTANTIATE
+
+}  // namespace scaleref::cuda::layernorm

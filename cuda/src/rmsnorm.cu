@@ -1,0 +1,176 @@
+// RMSNorm kernels (formulas: scaleref/cuda/rmsnorm.hpp).
+//
+// forward: per row and head, one pass for sum x^2 (group_sum), one that
+//   writes y = (x r) gamma; the second reads the row again, from L1/L2.
+// backward: per row and head, one pass for sum g x_hat, one that writes dx
+//   and adds dy x_hat into the block's dgamma sums; then sum_partials.
+#include <scaleref/cuda/rmsnorm.hpp>
+
+#include "detail/device.cuh"
+#include "detail/launch.hpp"
+#include "detail/partials.cuh"
+
+namespace scaleref::cuda::rmsnorm {
+
+namespace {
+
+using namespace detail;
+
+template <class D, int V>
+__global__ void forward_kernel(Rows<const D> x, Rows<D> y, const D* gamma, int heads, AccT<D> eps,
+                               AccT<D>* rstd) {
+  using A = AccT<D>;
+  __shared__ Scratch<A> scratch;
+  const i64 w = x.cols / heads;
+  for (RowLoop rows(x.rows); rows.more(); rows.next()) {
+    const i64 i = rows.row();
+    const bool on = rows.active();
+    for (int h = 0; h < heads; ++h) {
+      const D* xr = x.data + (on ? i * x.stride + h * w : 0);
+      A ss = 0;
+      if (on)
+        for (i64 j = first_col<V>(); j < w; j += col_step<V>()) {
+          A v[V];
+          load<V>(xr, j, w, v);
+#pragma unroll
+          for (int k = 0; k < V; ++k) ss += v[k] * v[k];
+        }
+      ss = group_sum(ss, scratch);
+      if (!on) continue;
+      const A r = reciprocal_sqrt<D>(ss / A(w) + eps);
+      if (rstd && threadIdx.x == 0) rstd[i * heads + h] = r;
+      D* yr = y.data + i * y.stride + h * w;
+      const D* gr = gamma ? gamma + h * w : nullptr;
+      for (i64 j = first_col<V>(); j < w; j += col_step<V>()) {
+        A v[V], g[V], out[V];
+        load<V>(xr, j, w, v);
+        load_or<V>(gr, j, w, A(1), g);
+#pragma unroll
+        for (int k = 0; k < V; ++k) out[k] = (v[k] * r) * g[k];
+        store<V>(yr, j, w, out);
+      }
+    }
+  }
+}
+
+template <class D, int V>
+__global__ void backward_kernel(Rows<const D> x, Rows<const D> dy, Rows<D> dx, const D* gamma,
+                                int heads, const AccT<D>* rstd, AccT<D>* partials,
+                                bool shared_sums) {
+  using A = AccT<D>;
+  __shared__ Scratch<A> scratch;
+  const i64 w = x.cols / heads;
+  // dgamma's running sums (when wanted: partials != nullptr); thread-owned columns
+  Accumulators<A> dgamma{};
+  if (partials) {
+    dgamma =
+        block_accumulators(partials, x.cols, reinterpret_cast<A*>(dynamic_shared), shared_sums);
+    zero_owned<V>(dgamma.sums, w, heads);  // head-relative columns, as the loop below adds
+  }
+  for (RowLoop rows(x.rows); rows.more(); rows.next()) {  // one row per block: all active
+    const i64 i = rows.row();
+    for (int h = 0; h < heads; ++h) {
+      const A r = rstd[i * heads + h];
+      const D* xr = x.data + i * x.stride + h * w;
+      const D* dyr = dy.data + i * dy.stride + h * w;
+      const D* gr = gamma ? gamma + h * w : nullptr;
+      A proj = 0;  // sum g x_hat
+      for (i64 j = first_col<V>(); j < w; j += col_step<V>()) {
+        A v[V], d[V], g[V];
+        load<V>(xr, j, w, v);
+        load<V>(dyr, j, w, d);
+        load_or<V>(gr, j, w, A(1), g);
+#pragma unroll
+        for (int k = 0; k < V; ++k) proj += (d[k] * g[k]) * (v[k] * r);
+      }
+      const A mean = group_sum(proj, scratch) / A(w);
+      D* dxr = dx.data + i * dx.stride + h * w;
+      A* sums = partials ? dgamma.sums + h * w : nullptr;
+      for (i64 j = first_col<V>(); j < w; j += col_step<V>()) {
+        A v[V], d[V], g[V], out[V];
+        load<V>(xr, j, w, v);
+        load<V>(dyr, j, w, d);
+        load_or<V>(gr, j, w, A(1), g);
+#pragma unroll
+        for (int k = 0; k < V; ++k) {
+          const A x_hat = v[k] * r;
+          out[k] = r * (d[k] * g[k] - x_hat * mean);
+          if (sums && j + k < w) sums[j + k] += d[k] * x_hat;
+        }
+        store<V>(dxr, j, w, out);
+      }
+    }
+  }
+  if (partials) copy_owned<V>(dgamma, w, heads);
+}
+
+}  // namespace
+
+template <class T>
+void forward(const Params<T>& p, const Config& c, Rows<const T> x, Rows<T> y, Cache<T>* cache,
+             Stream stream) {
+  constexpr const char* where = "cuda::rmsnorm::forward";
+  check_forward_views(where, x, y);
+  check_heads(where, x.cols, c.heads);
+  check_eps(where, c.eps);
+  const i64 w = x.cols / c.heads;
+  Acc<T>* rstd = nullptr;
+  if (cache) {
+    const auto n = static_cast<std::size_t>(x.rows * c.heads);
+    if (cache->rstd.size() != n) cache->rstd = DeviceBuffer<Acc<T>>(n);
+    rstd = cache->rstd.data();
+  }
+  const int V = vector_width<T>({x.data, y.data, p.gamma}, {x.stride, y.stride, w});
+  const Geometry g = forward_geometry(x.rows, w, V);
+  with_vector_width<T>(V, [&](auto vc) {
+    forward_kernel<Dev<T>, vc()><<<g.blocks, dim3(g.group, g.rows_per_block), 0, stream>>>(
+        dev(x), dev(y), dev(p.gamma), c.heads, Acc<T>(c.eps), rstd);
+  });
+  check_launch(where);
+}
+
+template <class T>
+void backward(const Params<T>& p, const Config& c, const Cache<T>& cache, Rows<const T> x,
+              Rows<const T> dy, Rows<T> dx, const Grads<T>& g, Workspace& ws, Stream stream) {
+  constexpr const char* where = "cuda::rmsnorm::backward";
+  check_backward_views(where, x, dy, dx);
+  check_heads(where, x.cols, c.heads);
+  require(cache.rstd.size() == static_cast<std::size_t>(x.rows * c.heads), where,
+          "expected a cache from forward on ", x.rows, " rows and ", c.heads, " heads, got ",
+          cache.rstd.size(), " statistics");
+  require(!g.dgamma || p.gamma, where, "dgamma asked for, but there is no gamma");
+  const i64 w = x.cols / c.heads;
+  const int V =
+      vector_width<T>({x.data, dy.data, dx.data, p.gamma}, {x.stride, dy.stride, dx.stride, w});
+  const Geometry geo = backward_geometry(x.rows, w, V);
+  using A = Acc<T>;
+  A* partials = nullptr;
+  bool shared = false;
+  if (g.dgamma) {
+    partials = static_cast<A*>(ws.get(partial_bytes<A>(geo.blocks, x.cols)));
+    shared = x.cols * sizeof(A) <= kSharedAccumulatorBytes;
+  }
+  const std::size_t smem = shared ? x.cols * sizeof(A) : 0;
+  with_vector_width<T>(V, [&](auto vc) {
+    backward_kernel<Dev<T>, vc()><<<geo.blocks, geo.group, smem, stream>>>(
+        dev(x), dev(dy), dev(dx), dev(p.gamma), c.heads, cache.rstd.data(), partials, shared);
+  });
+  check_launch(where);
+  if (g.dgamma) {
+    Outputs<Dev<T>> outs;
+    outs.add(dev(g.dgamma), 0, x.cols);
+    launch_sum_partials<Dev<T>>(partials, geo.blocks, x.cols, outs, stream);
+  }
+}
+
+#define SCALEREF_INSTANTIATE(T)                                                                \
+  template void forward<T>(const Params<T>&, const Config&, Rows<const T>, Rows<T>, Cache<T>*, \
+                           Stream);                                                            \
+  template void backward<T>(const Params<T>&, const Config&, const Cache<T>&, Rows<const T>,   \
+                            Rows<const T>, Rows<T>, const Grads<T>&, Workspace&, Stream);
+SCALEREF_INSTANTIATE(double)
+SCALEREF_INSTANTIATE(float)
+SCALEREF_INSTANTIATE(bf16)
+#undef SCALEREF_INSTANTIATE
+
+}  // namespace scaleref::cuda::rmsnorm

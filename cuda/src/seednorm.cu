@@ -1,0 +1,444 @@
+// SeeDNorm, multi-head SeeDNorm and AdaSeeDNorm kernels (formulas:
+// scaleref/cuda/seednorm.hpp). One kernel template per direction; kAda
+// switches in eq. 8's conditioning.
+//
+// forward, per row: pass 1 walks the row head by head and sums x^2 and each
+//   head's x_h . beta_h from the same loads (the fused statistics); a
+//   head's sum is group_sum'd at the end of its head, sum x^2 at the end of
+//   the row; sigma(z_h) goes to shared memory for pass 2, which writes y.
+// backward, per row: pass 1 sums ds_h per head and sum g x_hat over the row;
+//   dz_h = sigma'(z_h) ds_h goes to shared memory; pass 2 writes dx (and
+//   AdaSeeDNorm's d gamma(c), d eta(c)) and adds dbeta, dgamma, dalpha into
+//   the block's sums; then sum_partials.
+#include <scaleref/cuda/seednorm.hpp>
+
+#include "detail/device.cuh"
+#include "detail/launch.hpp"
+#include "detail/partials.cuh"
+
+namespace scaleref::cuda::seednorm {
+
+namespace {
+
+using namespace detail;
+
+template <class A>
+__device__ inline A sigmoid(A z) {
+  return A(1) / (A(1) + exp(-z));
+}
+
+// sigma(z) (seednorm Sec. 4.3's activations; GELU in its tanh form, as the reference).
+template <class A>
+__device__ inline A activate(Activation s, A z) {
+  switch (s) {
+    case Activation::tanh:
+      return tanh(z);
+    case Activation::sigmoid:
+      return sigmoid(z);
+    case Activation::hardtanh:
+      return z < A(-1) ? A(-1) : (z > A(1) ? A(1) : z);
+    case Activation::softsign:
+      return z / (A(1) + fabs(z));
+    case Activation::gelu: {
+      const A c = A(0.79788456080286535588), k = A(0.044715);  // sqrt(2 / pi)
+      return A(0.5) * z * (A(1) + tanh(c * (z + k * z * z * z)));
+    }
+    case Activation::swish:
+      return z * sigmoid(z);
+  }
+  return z;
+}
+
+// sigma'(z); hardtanh's is 1 strictly inside (-1, 1), else 0 (the reference's rule).
+template <class A>
+__device__ inline A derivative(Activation s, A z) {
+  switch (s) {
+    case Activation::tanh: {
+      const A t = tanh(z);
+      return A(1) - t * t;
+    }
+    case Activation::sigmoid: {
+      const A p = sigmoid(z);
+      return p * (A(1) - p);
+    }
+    case Activation::hardtanh:
+      return (z > A(-1) && z < A(1)) ? A(1) : A(0);
+    case Activation::softsign: {
+      const A d = A(1) + fabs(z);
+      return A(1) / (d * d);
+    }
+    case Activation::gelu: {
+      const A c = A(0.79788456080286535588), k = A(0.044715);
+      const A t = tanh(c * (z + k * z * z * z));
+      return A(0.5) * (A(1) + t) + A(0.5) * z * (A(1) - t * t) * c * (A(1) + A(3) * k * z * z);
+    }
+    case Activation::swish: {
+      const A p = sigmoid(z);
+      return p + z * p * (A(1) - p);
+    }
+  }
+  return A(1);
+}
+
+// What both directions read besides x and dy.
+template <class D>
+struct Net {
+  const D* alpha;
+  const D* beta;
+  const D* gamma;  // nullptr: none (SeeDNorm); AdaSeeDNorm's bracket has 1
+  AlphaForm alpha_form;
+  Activation sigma;
+  int heads;
+  Rows<const D> gamma_c, eta_c;  // AdaSeeDNorm only
+};
+
+// The alpha entries a_k of columns j .. j + V - 1 of head h.
+template <int V, class D>
+__device__ inline void load_alpha(const Net<D>& n, i64 h, i64 j, i64 w, AccT<D> (&a)[V]) {
+  using A = AccT<D>;
+  if (n.alpha_form == AlphaForm::vector) {
+    load<V>(n.alpha + h * w, j, w, a);
+  } else {
+    const A s = n.alpha_form == AlphaForm::scalar ? widen(n.alpha[0]) : A(1);
+#pragma unroll
+    for (int k = 0; k < V; ++k) a[k] = s;
+  }
+}
+
+template <class D, int V, bool kAda>
+__global__ void forward_kernel(Net<D> n, Rows<const D> x, Rows<D> y, AccT<D> eps, AccT<D>* rstd_out,
+                               AccT<D>* z_out) {
+  using A = AccT<D>;
+  __shared__ Scratch<A> scratch;
+  A* s_row = reinterpret_cast<A*>(dynamic_shared) + i64(threadIdx.y) * n.heads;  // sigma(z_h)
+  const i64 w = x.cols / n.heads;
+  for (RowLoop rows(x.rows); rows.more(); rows.next()) {
+    const i64 i = rows.row();
+    const bool on = rows.active();
+    const D* xr = x.data + (on ? i * x.stride : 0);
+    A ss = 0;
+    for (int h = 0; h < n.heads; ++h) {
+      A dot = 0;
+      if (on)
+        for (i64 j = first_col<V>(); j < w; j += col_step<V>()) {
+          A v[V], b[V];
+          load<V>(xr + h * w, j, w, v);
+          load<V>(n.beta + h * w, j, w, b);
+#pragma unroll
+          for (int k = 0; k < V; ++k) {
+            ss += v[k] * v[k];
+            dot += v[k] * b[k];
+          }
+        }
+      dot = group_sum(dot, scratch);
+      if (threadIdx.x == 0) {
+        s_row[h] = activate(n.sigma, dot);
+        if (on && z_out) z_out[i * n.heads + h] = dot;
+      }
+    }
+    ss = group_sum(ss, scratch);
+    __syncthreads();  // s_row written by thread 0 is seen by the whole group
+    if (on) {
+      const A r = reciprocal_sqrt<D>(ss / A(x.cols) + eps);
+      if (threadIdx.x == 0 && rstd_out) rstd_out[i] = r;
+      D* yr = y.data + i * y.stride;
+      for (int h = 0; h < n.heads; ++h) {
+        const A s = s_row[h];
+        for (i64 j = first_col<V>(); j < w; j += col_step<V>()) {
+          A v[V], a[V], out[V];
+          load<V>(xr + h * w, j, w, v);
+          load_alpha<V>(n, h, j, w, a);
+          if constexpr (kAda) {
+            A gc[V], ec[V];
+            load<V>(n.gamma_c.data + i * n.gamma_c.stride + h * w, j, w, gc);
+            load<V>(n.eta_c.data + i * n.eta_c.stride + h * w, j, w, ec);
+#pragma unroll
+            for (int k = 0; k < V; ++k)
+              out[k] = ((a[k] * s + A(1)) * (v[k] * r)) * (A(1) + gc[k]) + ec[k];
+          } else {
+            A g[V];
+            load_or<V>(n.gamma ? n.gamma + h * w : nullptr, j, w, A(0), g);
+#pragma unroll
+            for (int k = 0; k < V; ++k) out[k] = (a[k] * s + g[k]) * (v[k] * r);
+          }
+          store<V>(yr + h * w, j, w, out);
+        }
+      }
+    }
+    __syncthreads();  // s_row is rewritten for the next row only after every read
+  }
+}
+
+// Partial row layout: [dbeta: D][dgamma: D][dalpha: D (vector) | 1 (scalar) | 0].
+template <class D, int V, bool kAda>
+__global__ void backward_kernel(Net<D> n, Rows<const D> x, Rows<const D> dy, Rows<D> dx,
+                                Rows<D> dgamma_c, Rows<D> deta_c, const AccT<D>* rstd,
+                                const AccT<D>* z, AccT<D>* partials, bool shared_sums) {
+  using A = AccT<D>;
+  __shared__ Scratch<A> scratch;
+  const i64 cols = x.cols, w = cols / n.heads;
+  const bool alpha_vector = n.alpha_form == AlphaForm::vector;
+  const i64 count = 2 * cols + (alpha_vector ? cols : n.alpha_form == AlphaForm::scalar ? 1 : 0);
+  const i64 segments = (alpha_vector ? 3 : 2) * i64(n.heads);
+  A* dz_row = reinterpret_cast<A*>(dynamic_shared) + (shared_sums ? segments * w : 0);
+  Accumulators<A> acc =
+      block_accumulators(partials, count, reinterpret_cast<A*>(dynamic_shared), shared_sums);
+  zero_owned<V>(acc.sums, w, segments);
+  A dalpha_scalar = 0;
+  for (RowLoop rows(x.rows); rows.more(); rows.next()) {  // one row per block: all active
+    const i64 i = rows.row();
+    const A r = rstd[i];
+    const D* xr = x.data + i * x.stride;
+    const D* dyr = dy.data + i * dy.stride;
+    const D* gcr = kAda ? n.gamma_c.data + i * n.gamma_c.stride : nullptr;
+    A gx = 0;  // sum g x_hat, g = dy' (a s + gamma)
+    for (int h = 0; h < n.heads; ++h) {
+      const A zh = z[i * n.heads + h], s = activate(n.sigma, zh);
+      A ds = 0;
+      for (i64 j = first_col<V>(); j < w; j += col_step<V>()) {
+        A v[V], d[V], a[V], g[V];
+        load<V>(xr + h * w, j, w, v);
+        load<V>(dyr + h * w, j, w, d);
+        load_alpha<V>(n, h, j, w, a);
+        if constexpr (kAda) {
+          A gc[V];
+          load<V>(gcr + h * w, j, w, gc);
+#pragma unroll
+          for (int k = 0; k < V; ++k) {
+            d[k] *= A(1) + gc[k];
+            g[k] = A(1);
+          }
+        } else {
+          load_or<V>(n.gamma ? n.gamma + h * w : nullptr, j, w, A(0), g);
+        }
+#pragma unroll
+        for (int k = 0; k < V; ++k) {
+          const A x_hat = v[k] * r, q = d[k] * x_hat;
+          ds += a[k] * q;
+          gx += d[k] * (a[k] * s + g[k]) * x_hat;
+        }
+      }
+      ds = group_sum(ds, scratch);
+      if (threadIdx.x == 0) dz_row[h] = derivative(n.sigma, zh) * ds;
+    }
+    const A mean = group_sum(gx, scratch) / A(cols);
+    __syncthreads();  // dz_row written by thread 0 is seen by all
+    D* dxr = dx.data + i * dx.stride;
+    for (int h = 0; h < n.heads; ++h) {
+      const A s = activate(n.sigma, z[i * n.heads + h]), dz = dz_row[h];
+      for (i64 j = first_col<V>(); j < w; j += col_step<V>()) {
+        A v[V], d[V], a[V], b[V], g[V], gc[V] = {}, out[V];
+        load<V>(xr + h * w, j, w, v);
+        load<V>(dyr + h * w, j, w, d);
+        load<V>(n.beta + h * w, j, w, b);
+        load_alpha<V>(n, h, j, w, a);
+        if constexpr (kAda) {
+          load<V>(gcr + h * w, j, w, gc);
+#pragma unroll
+          for (int k = 0; k < V; ++k) g[k] = A(1);
+        } else {
+          load_or<V>(n.gamma ? n.gamma + h * w : nullptr, j, w, A(0), g);
+        }
+        A dgc[V] = {}, dec[V] = {};
+#pragma unroll
+        for (int k = 0; k < V; ++k) {
+          const A x_hat = v[k] * r;
+          A dyk = d[k];  // dy', the bracket's gradient
+          if constexpr (kAda) {
+            dyk = d[k] * (A(1) + gc[k]);
+            dgc[k] = d[k] * ((a[k] * s + A(1)) * x_hat);
+            dec[k] = d[k];
+          }
+          const A q = dyk * x_hat;
+          out[k] = dz * b[k] + r * (dyk * (a[k] * s + g[k]) - x_hat * mean);
+          if (j + k < w) {
+            const i64 c = h * w + j + k;
+            acc.sums[c] += dz * v[k];  // dbeta
+            acc.sums[cols + c] += q;   // dgamma
+            if (alpha_vector)
+              acc.sums[2 * cols + c] += s * q;
+            else
+              dalpha_scalar += s * q;  // unused unless alpha is a scalar
+          }
+        }
+        store<V>(dxr + h * w, j, w, out);
+        if constexpr (kAda) {
+          if (dgamma_c.data) store<V>(dgamma_c.data + i * dgamma_c.stride + h * w, j, w, dgc);
+          if (deta_c.data) store<V>(deta_c.data + i * deta_c.stride + h * w, j, w, dec);
+        }
+      }
+    }
+    __syncthreads();  // dz_row is rewritten for the next row only after every read
+  }
+  copy_owned<V>(acc, w, segments);
+  if (n.alpha_form == AlphaForm::scalar) {
+    dalpha_scalar = group_sum(dalpha_scalar, scratch);
+    if (threadIdx.x == 0) acc.partial[2 * cols] = dalpha_scalar;
+  }
+}
+
+template <class T>
+Net<Dev<T>> net(const Params<T>& p, const Config& c, const Condition<T>* cond) {
+  Net<Dev<T>> n{dev(p.alpha), dev(p.beta), dev(p.gamma), c.alpha, c.sigma, c.heads, {}, {}};
+  if (cond) {
+    n.gamma = nullptr;
+    n.gamma_c = dev(cond->gamma_c);
+    n.eta_c = dev(cond->eta_c);
+  }
+  return n;
+}
+
+template <class T>
+void check_call(const char* where, const Params<T>& p, const Config& c, Rows<const T> x,
+                const Condition<T>* cond) {
+  check_view(where, "x", x);
+  check_heads(where, x.cols, c.heads);
+  check_eps(where, c.eps);
+  require(p.beta != nullptr, where, "expected beta [D], got nullptr");
+  require(c.alpha == AlphaForm::none || p.alpha != nullptr, where,
+          "expected alpha for AlphaForm::vector or scalar, got nullptr");
+  require(c.heads * sizeof(Acc<T>) * (kForwardThreads / 32) <= kSharedAccumulatorBytes, where,
+          "too many heads for the per-head statistics in shared memory: ", c.heads);
+  if (cond) {
+    check_view(where, "gamma(c)", cond->gamma_c);
+    check_view(where, "eta(c)", cond->eta_c);
+    check_same_shape(where, "x", x, "gamma(c)", cond->gamma_c);
+    check_same_shape(where, "x", x, "eta(c)", cond->eta_c);
+  }
+}
+
+// The vector width every pointer and step of a call allows (the head width
+// too: a head's first column must stay aligned).
+template <class T>
+int width_for(const Params<T>& p, const Config& c, i64 w, std::vector<const void*> ptrs,
+              std::vector<i64> steps) {
+  ptrs.push_back(p.beta);
+  ptrs.push_back(p.gamma);
+  if (c.alpha == AlphaForm::vector) ptrs.push_back(p.alpha);
+  steps.push_back(w);
+  return vector_width_of<T>(ptrs, steps);
+}
+
+template <bool kAda, class T>
+void run_forward(const char* where, const Params<T>& p, const Config& c, const Condition<T>* cond,
+                 Rows<const T> x, Rows<T> y, Cache<T>* cache, Stream stream) {
+  check_call(where, p, c, x, cond);
+  check_forward_views(where, x, y);
+  Acc<T>*rstd = nullptr, *z = nullptr;
+  if (cache) {
+    const auto rows = static_cast<std::size_t>(x.rows);
+    if (cache->rstd.size() != rows) cache->rstd = DeviceBuffer<Acc<T>>(rows);
+    if (cache->z.size() != rows * c.heads) cache->z = DeviceBuffer<Acc<T>>(rows * c.heads);
+    rstd = cache->rstd.data();
+    z = cache->z.data();
+  }
+  const i64 w = x.cols / c.heads;
+  const int V = cond ? width_for(p, c, w, {x.data, y.data, cond->gamma_c.data, cond->eta_c.data},
+                                 {x.stride, y.stride, cond->gamma_c.stride, cond->eta_c.stride})
+                     : width_for(p, c, w, {x.data, y.data}, {x.stride, y.stride});
+  const Geometry g = forward_geometry(x.rows, w, V);
+  const std::size_t smem = sizeof(Acc<T>) * c.heads * g.rows_per_block;
+  with_vector_width<T>(V, [&](auto vc) {
+    forward_kernel<Dev<T>, vc(), kAda><<<g.blocks, dim3(g.group, g.rows_per_block), smem, stream>>>(
+        net(p, c, cond), dev(x), dev(y), Acc<T>(c.eps), rstd, z);
+  });
+  check_launch(where);
+}
+
+template <bool kAda, class T>
+void run_backward(const char* where, const Params<T>& p, const Config& c, const Condition<T>* cond,
+                  const Cache<T>& cache, Rows<const T> x, Rows<const T> dy, Rows<T> dx,
+                  const Grads<T>& g, const ConditionGrads<T>* cg, Workspace& ws, Stream stream) {
+  check_call(where, p, c, x, cond);
+  check_backward_views(where, x, dy, dx);
+  const auto rows = static_cast<std::size_t>(x.rows);
+  require(cache.rstd.size() == rows && cache.z.size() == rows * c.heads, where,
+          "expected a cache from forward on ", x.rows, " rows and ", c.heads, " heads, got ",
+          cache.rstd.size(), " rows");
+  require(!g.dalpha || c.alpha != AlphaForm::none, where, "dalpha asked for, but alpha is none");
+  require(!g.dgamma || (p.gamma && !kAda), where, "dgamma asked for, but there is no gamma");
+  std::vector<const void*> ptrs{x.data, dy.data, dx.data};
+  std::vector<i64> strides{x.stride, dy.stride, dx.stride};
+  Rows<T> dgc{}, dec{};
+  if (cond) {
+    ptrs.push_back(cond->gamma_c.data);
+    strides.push_back(cond->gamma_c.stride);
+    dgc = cg->dgamma_c;
+    dec = cg->deta_c;
+    for (Rows<T> r : {dgc, dec})
+      if (r.data) {
+        check_view(where, "d gamma(c) / d eta(c)", r);
+        check_same_shape(where, "x", x, "d gamma(c) / d eta(c)", r);
+        ptrs.push_back(r.data);
+        strides.push_back(r.stride);
+      }
+  }
+  const i64 w = x.cols / c.heads;
+  const int V = width_for(p, c, w, ptrs, strides);
+  const Geometry geo = backward_geometry(x.rows, w, V);
+  using A = Acc<T>;
+  const bool alpha_vector = c.alpha == AlphaForm::vector;
+  const i64 count = 2 * x.cols + (alpha_vector ? x.cols : c.alpha == AlphaForm::scalar ? 1 : 0);
+  const i64 vector_sums = (alpha_vector ? 3 : 2) * x.cols;
+  A* partials = static_cast<A*>(ws.get(partial_bytes<A>(geo.blocks, count)));
+  const std::size_t heads_bytes = c.heads * sizeof(A);
+  const bool shared = vector_sums * sizeof(A) + heads_bytes <= kSharedAccumulatorBytes;
+  const std::size_t smem = (shared ? vector_sums * sizeof(A) : 0) + heads_bytes;
+  with_vector_width<T>(V, [&](auto vc) {
+    backward_kernel<Dev<T>, vc(), kAda><<<geo.blocks, geo.group, smem, stream>>>(
+        net(p, c, cond), dev(x), dev(dy), dev(dx), dev(dgc), dev(dec), cache.rstd.data(),
+        cache.z.data(), partials, shared);
+  });
+  check_launch(where);
+  Outputs<Dev<T>> outs;
+  outs.add(dev(g.dbeta), 0, x.cols);
+  outs.add(kAda ? nullptr : dev(g.dgamma), x.cols, x.cols);
+  if (c.alpha != AlphaForm::none) outs.add(dev(g.dalpha), 2 * x.cols, alpha_vector ? x.cols : 1);
+  launch_sum_partials<Dev<T>>(partials, geo.blocks, count, outs, stream);
+}
+
+}  // namespace
+
+template <class T>
+void forward(const Params<T>& p, const Config& c, Rows<const T> x, Rows<T> y, Cache<T>* cache,
+             Stream stream) {
+  run_forward<false, T>("cuda::seednorm::forward", p, c, nullptr, x, y, cache, stream);
+}
+
+template <class T>
+void backward(const Params<T>& p, const Config& c, const Cache<T>& cache, Rows<const T> x,
+              Rows<const T> dy, Rows<T> dx, const Grads<T>& g, Workspace& ws, Stream stream) {
+  run_backward<false, T>("cuda::seednorm::backward", p, c, nullptr, cache, x, dy, dx, g, nullptr,
+                         ws, stream);
+}
+
+template <class T>
+void ada_forward(const Params<T>& p, const Config& c, const Condition<T>& cond, Rows<const T> x,
+                 Rows<T> y, Cache<T>* cache, Stream stream) {
+  run_forward<true, T>("cuda::seednorm::ada_forward", p, c, &cond, x, y, cache, stream);
+}
+
+template <class T>
+void ada_backward(const Params<T>& p, const Config& c, const Condition<T>& cond,
+                  const Cache<T>& cache, Rows<const T> x, Rows<const T> dy, Rows<T> dx,
+                  const Grads<T>& g, const ConditionGrads<T>& cg, Workspace& ws, Stream stream) {
+  run_backward<true, T>("cuda::seednorm::ada_backward", p, c, &cond, cache, x, dy, dx, g, &cg, ws,
+                        stream);
+}
+
+#define SCALEREF_INSTANTIATE(T)                                                                \
+  template void forward<T>(const Params<T>&, const Config&, Rows<const T>, Rows<T>, Cache<T>*, \
+                           Stream);                                                            \
+  template void backward<T>(const Params<T>&, const Config&, const Cache<T>&, Rows<const T>,   \
+                            Rows<const T>, Rows<T>, const Grads<T>&, Workspace&, Stream);      \
+  template void ada_forward<T>(const Params<T>&, const Config&, const Condition<T>&,           \
+                               Rows<const T>, Rows<T>, Cache<T>*, Stream);                     \
+  template void ada_backward<T>(const Params<T>&, const Config&, const Condition<T>&,          \
+                                const Cache<T>&, Rows<const T>, Rows<const T>, Rows<T>,        \
+                                const Grads<T>&, const ConditionGrads<T>&, Workspace&, Stream);
+SCALEREF_INSTANTIATE(double)
+SCALEREF_INSTANTIATE(float)
+SCALEREF_INSTANTIATE(bf16)
+#undef SCALEREF_INSTANTIATE
+
+}  // namespace scaleref::cuda::seednorm
