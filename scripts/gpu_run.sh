@@ -52,12 +52,14 @@ step configure cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release 
   -DSCALEREF_CUDA=ON -DSCALEREF_WERROR=ON "${prefix[@]}"
 step build cmake --build "$build" --parallel "$(nproc)" --target cuda_check cuda_bench \
   cuda_device_test cuda_philox_test cuda_kernels_test cuda_compare_test
+# compute-sanitizer: on the PATH of the GPU image; else where the toolkit keeps it
+sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 quick_arg=()
 [[ $quick == --quick ]] && quick_arg=(--quick)
 if [[ $what == check || $what == all ]]; then
   step cuda_check "$build/cuda/cuda_check" "${quick_arg[@]}"
-  step memcheck compute-sanitizer --tool memcheck --error-exitcode 1 "$build/cuda/cuda_check" --quick
-  step racecheck compute-sanitizer --tool racecheck --error-exitcode 1 "$build/cuda/cuda_check" --quick
+  step memcheck "$sanitizer" --tool memcheck --error-exitcode 1 "$build/cuda/cuda_check" --quick
+  step racecheck "$sanitizer" --tool racecheck --error-exitcode 1 "$build/cuda/cuda_check" --quick
   step ctest_gpu ctest --test-dir "$build" -R '^Cuda|^cuda|^bench.cuda' --output-on-failure
 fi
 if [[ $what == bench || $what == all ]]; then
