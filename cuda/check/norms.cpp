@@ -283,6 +283,35 @@ void seednorm_case(Report& r, const Shape& s, const seednorm::Config& c, bool ad
   expect_padding(r, label<T>(n, s, "dx padding"), DX);
 }
 
+// The aliasing the headers allow, and forward without a Cache: RMSNorm's y
+// written over x with no cache, SeeDNorm's dx written over dy.
+template <class T>
+void in_place_case(Report& r, const Shape& s) {
+  const MatD x = draw<T>(40, s.rows, s.cols, -2, 2), dy = draw<T>(41, s.rows, s.cols, -1, 1);
+  const MatD gamma = draw<T>(42, 1, s.cols, 0.5, 1.5), alpha = draw<T>(43, 1, s.cols, 0.5, 1.5),
+             beta = draw<T>(44, 1, s.cols, -0.05, 0.05);
+  DeviceMatrix<T> XY(x, s.stride), X(x, s.stride), Y = output_like<T>(s), DYX(dy, s.stride),
+                                                   G(gamma), A(alpha), B(beta);
+  rmsnorm::forward<T>({G.data()}, {}, XY.cview(), XY.view(), nullptr);
+  seednorm::Cache<T> cache;
+  Workspace ws;
+  const seednorm::Params<T> p{A.data(), B.data(), G.data()};
+  seednorm::forward<T>(p, {}, X.cview(), Y.view(), &cache);
+  seednorm::backward<T>(p, {}, cache, X.cview(), DYX.cview(), DYX.view(), {}, ws);
+  synchronize();
+
+  const MatD y = norm::rmsnorm::forward<double>({gamma}, {}, x);
+  norm::seednorm::Cache<double> k;
+  const norm::seednorm::Params<double> ph{alpha, beta, gamma};
+  norm::seednorm::forward(ph, {}, x, &k);
+  const auto g = norm::seednorm::backward(ph, {}, k, dy);
+  add<T>(r, label<T>("rmsnorm/in-place,no-cache", s, "y"), XY.values(), y, Kind::reduced, s.cols);
+  r.add(label<T>("seednorm/in-place", s, "dx"), DYX.values(), g.dx,
+        term_tolerance<T>(s.cols, seednorm_dx_scale({}, alpha, beta, gamma, k, dy)));
+  expect_padding(r, label<T>("rmsnorm/in-place,no-cache", s, "padding"), XY);
+  expect_padding(r, label<T>("seednorm/in-place", s, "dx padding"), DYX);
+}
+
 template <class T>
 void run_dtype(Report& r, bool quick) {
   const auto shapes = norm_shapes(quick);
@@ -298,6 +327,7 @@ void run_dtype(Report& r, bool quick) {
       seednorm::Config mh;
       mh.heads = 4;
       guarded(r, "seednorm/h4 " + at, [&] { seednorm_case<T>(r, s, mh, false); });
+      guarded(r, "adaseednorm/h4 " + at, [&] { seednorm_case<T>(r, s, mh, true); });
       guarded(r, "rmsnorm/h4 " + at, [&] { rmsnorm_case<T>(r, s, 4, false); });
     }
   }
@@ -306,6 +336,7 @@ void run_dtype(Report& r, bool quick) {
     const std::string at = std::string(dtype_name(dtype_of<T>())) + " " + s.str();
     guarded(r, "rmsnorm/no-gamma " + at, [&] { rmsnorm_case<T>(r, s, 1, false); });
     guarded(r, "layernorm/no-bias " + at, [&] { layernorm_case<T>(r, s, false); });
+    guarded(r, "in-place " + at, [&] { in_place_case<T>(r, s); });
     for (auto form : {seednorm::AlphaForm::scalar, seednorm::AlphaForm::none}) {
       seednorm::Config c;
       c.alpha = form;

@@ -15,8 +15,8 @@ namespace {
 using namespace detail;
 
 template <class D, int V>
-__global__ void forward_kernel(Rows<const D> x, Rows<D> y, const D* alpha, const D* gamma,
-                               const D* beta) {
+__global__ void __launch_bounds__(kMaxThreads)
+    forward_kernel(Rows<const D> x, Rows<D> y, const D* alpha, const D* gamma, const D* beta) {
   using A = AccT<D>;
   const A a = widen(alpha[0]);
   const i64 w = x.cols;
@@ -39,8 +39,9 @@ __global__ void forward_kernel(Rows<const D> x, Rows<D> y, const D* alpha, const
 
 // Partial row layout: [dgamma: D][dbeta: D][dalpha: 1].
 template <class D, int V>
-__global__ void backward_kernel(Rows<const D> x, Rows<const D> dy, Rows<D> dx, const D* alpha,
-                                const D* gamma, AccT<D>* partials, bool shared_sums) {
+__global__ void __launch_bounds__(kMaxThreads)
+    backward_kernel(Rows<const D> x, Rows<const D> dy, Rows<D> dx, const D* alpha, const D* gamma,
+                    AccT<D>* partials, bool shared_sums) {
   using A = AccT<D>;
   __shared__ Scratch<A> scratch;
   const A a = widen(alpha[0]);

@@ -17,8 +17,9 @@ namespace {
 using namespace detail;
 
 template <class D, int V>
-__global__ void forward_kernel(Rows<const D> x, Rows<D> y, const D* gamma, const D* beta,
-                               AccT<D> eps, AccT<D>* mean_out, AccT<D>* rstd_out) {
+__global__ void __launch_bounds__(kMaxThreads)
+    forward_kernel(Rows<const D> x, Rows<D> y, const D* gamma, const D* beta, AccT<D> eps,
+                   AccT<D>* mean_out, AccT<D>* rstd_out) {
   using A = AccT<D>;
   __shared__ Scratch<A> scratch;
   const i64 w = x.cols;
@@ -66,9 +67,9 @@ __global__ void forward_kernel(Rows<const D> x, Rows<D> y, const D* gamma, const
 
 // Partial row layout: [dgamma: D][dbeta: D].
 template <class D, int V>
-__global__ void backward_kernel(Rows<const D> x, Rows<const D> dy, Rows<D> dx, const D* gamma,
-                                const AccT<D>* mean, const AccT<D>* rstd, AccT<D>* partials,
-                                bool shared_sums) {
+__global__ void __launch_bounds__(kMaxThreads)
+    backward_kernel(Rows<const D> x, Rows<const D> dy, Rows<D> dx, const D* gamma,
+                    const AccT<D>* mean, const AccT<D>* rstd, AccT<D>* partials, bool shared_sums) {
   using A = AccT<D>;
   __shared__ Scratch<A> scratch;
   const i64 w = x.cols;

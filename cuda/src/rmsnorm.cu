@@ -17,8 +17,9 @@ namespace {
 using namespace detail;
 
 template <class D, int V>
-__global__ void forward_kernel(Rows<const D> x, Rows<D> y, const D* gamma, int heads, AccT<D> eps,
-                               AccT<D>* rstd) {
+__global__ void __launch_bounds__(kMaxThreads)
+    forward_kernel(Rows<const D> x, Rows<D> y, const D* gamma, int heads, AccT<D> eps,
+                   AccT<D>* rstd) {
   using A = AccT<D>;
   __shared__ Scratch<A> scratch;
   const i64 w = x.cols / heads;
@@ -54,9 +55,9 @@ __global__ void forward_kernel(Rows<const D> x, Rows<D> y, const D* gamma, int h
 }
 
 template <class D, int V>
-__global__ void backward_kernel(Rows<const D> x, Rows<const D> dy, Rows<D> dx, const D* gamma,
-                                int heads, const AccT<D>* rstd, AccT<D>* partials,
-                                bool shared_sums) {
+__global__ void __launch_bounds__(kMaxThreads)
+    backward_kernel(Rows<const D> x, Rows<const D> dy, Rows<D> dx, const D* gamma, int heads,
+                    const AccT<D>* rstd, AccT<D>* partials, bool shared_sums) {
   using A = AccT<D>;
   __shared__ Scratch<A> scratch;
   const i64 w = x.cols / heads;

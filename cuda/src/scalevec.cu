@@ -30,7 +30,8 @@ using namespace detail;
 // last row may skip its step. y may be z (each entry is read, then written,
 // by the same thread).
 template <class D, int V>
-__global__ void scale_columns_kernel(Rows<const D> z, Rows<D> y, const D* a) {
+__global__ void __launch_bounds__(kMaxThreads)
+    scale_columns_kernel(Rows<const D> z, Rows<D> y, const D* a) {
   using A = AccT<D>;
   const i64 w = z.cols;
   for (RowLoop rows(z.rows); rows.more(); rows.next()) {
@@ -55,8 +56,9 @@ __global__ void scale_columns_kernel(Rows<const D> z, Rows<D> y, const D* a) {
 // the row loop is an existing row. Each thread zeroes, adds into and copies
 // out only the sums of its own columns (partials.cuh): no barrier needed.
 template <class D, int V>
-__global__ void scale_columns_backward_kernel(Rows<const D> z, Rows<const D> dy, Rows<D> dz,
-                                              const D* a, AccT<D>* partials, bool shared_sums) {
+__global__ void __launch_bounds__(kMaxThreads)
+    scale_columns_backward_kernel(Rows<const D> z, Rows<const D> dy, Rows<D> dz, const D* a,
+                                  AccT<D>* partials, bool shared_sums) {
   using A = AccT<D>;
   const i64 w = z.cols;
   Accumulators<A> da{};

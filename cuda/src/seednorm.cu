@@ -105,9 +105,14 @@ __device__ inline void load_alpha(const Net<D>& n, i64 h, i64 j, i64 w, AccT<D> 
   }
 }
 
+// __launch_bounds__(kMaxThreads): a row's group may be 1024 threads (launch.hpp's
+// group_size), so a thread may hold at most 64 registers; without the bound the
+// bf16 (V = 8) and fp64 AdaSeeDNorm backward take 72-80 and a 1024-thread launch
+// fails with "too many resources requested for launch".
 template <class D, int V, bool kAda>
-__global__ void forward_kernel(Net<D> n, Rows<const D> x, Rows<D> y, AccT<D> eps, AccT<D>* rstd_out,
-                               AccT<D>* z_out) {
+__global__ void __launch_bounds__(kMaxThreads)
+    forward_kernel(Net<D> n, Rows<const D> x, Rows<D> y, AccT<D> eps, AccT<D>* rstd_out,
+                   AccT<D>* z_out) {
   using A = AccT<D>;
   __shared__ Scratch<A> scratch;
   A* s_row = reinterpret_cast<A*>(dynamic_shared) + i64(threadIdx.y) * n.heads;  // sigma(z_h)
@@ -171,9 +176,10 @@ __global__ void forward_kernel(Net<D> n, Rows<const D> x, Rows<D> y, AccT<D> eps
 
 // Partial row layout: [dbeta: D][dgamma: D][dalpha: D (vector) | 1 (scalar) | 0].
 template <class D, int V, bool kAda>
-__global__ void backward_kernel(Net<D> n, Rows<const D> x, Rows<const D> dy, Rows<D> dx,
-                                Rows<D> dgamma_c, Rows<D> deta_c, const AccT<D>* rstd,
-                                const AccT<D>* z, AccT<D>* partials, bool shared_sums) {
+__global__ void __launch_bounds__(kMaxThreads)
+    backward_kernel(Net<D> n, Rows<const D> x, Rows<const D> dy, Rows<D> dx, Rows<D> dgamma_c,
+                    Rows<D> deta_c, const AccT<D>* rstd, const AccT<D>* z, AccT<D>* partials,
+                    bool shared_sums) {
   using A = AccT<D>;
   __shared__ Scratch<A> scratch;
   const i64 cols = x.cols, w = cols / n.heads;

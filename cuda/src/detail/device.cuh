@@ -8,7 +8,7 @@
 //     fixed tree (warp butterfly, then one warp over the warps' sums), so every
 //     thread gets the same bits and a rerun gives the same bits again.
 //
-// Launch shape (Geometry, rows.hpp): blockDim = (group, rows_per_block). The
+// Launch shape (Geometry, launch.hpp): blockDim = (group, rows_per_block). The
 // `group` threads of one threadIdx.y share a row; group is a power of two in
 // [32, 1024]. Rows are visited in a grid-stride loop that every thread of a
 // block runs the same number of times (a thread past the last row computes

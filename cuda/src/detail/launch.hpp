@@ -18,6 +18,10 @@ using i64 = std::int64_t;
 
 // Tuning knobs of the launch shape (see cuda/README.md before changing them:
 // the backward's partial count changes its result bits, not their accuracy).
+// The largest block a row kernel is launched with, and its __launch_bounds__:
+// the compiler then keeps each thread under 64 registers, so a 1024-thread
+// group can launch (cuda/src/seednorm.cu's backward needs 72-80 without it).
+inline constexpr int kMaxThreads = 1024;
 inline constexpr int kUnitsPerThread = 4;    // vector accesses per thread per row, aimed at
 inline constexpr int kForwardThreads = 256;  // threads per block when rows are narrow
 inline constexpr i64 kMaxBlocks = 65535;     // forward grids stride beyond this many blocks
@@ -106,7 +110,7 @@ inline int group_size(i64 width, int V) {
   const i64 units = (width + V - 1) / V;
   const i64 want = (units + kUnitsPerThread - 1) / kUnitsPerThread;
   int g = 32;
-  while (g < 1024 && g < want) g *= 2;
+  while (g < kMaxThreads && g < want) g *= 2;
   return g;
 }
 
