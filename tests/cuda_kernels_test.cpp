@@ -63,6 +63,15 @@ TEST(CudaApi, RejectsMissingRequiredParameters) {
                        "beta"));
 }
 
+TEST(CudaApi, RejectsAParameterPointerOffItsEntrySize) {
+  const float* gamma = reinterpret_cast<const float*>(std::uintptr_t{258});  // 2 bytes off
+  const auto e = error_of([&] {
+    cuda::rmsnorm::forward<float>({gamma}, {}, cuda::as_const(fake(2, 8)), fake(2, 8), nullptr);
+  });
+  EXPECT_TRUE(mentions(e, "cuda::rmsnorm::forward")) << e;
+  EXPECT_TRUE(mentions(e, "aligned")) << e;
+}
+
 TEST(CudaApi, RejectsANegativeEps) {
   const auto e = error_of([] {
     cuda::rmsnorm::forward<float>({}, {-1.0, 1}, cuda::as_const(fake(2, 8)), fake(2, 8), nullptr);

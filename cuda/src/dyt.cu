@@ -91,7 +91,8 @@ void forward(const Params<T>& p, Rows<const T> x, Rows<T> y, Stream stream) {
   constexpr const char* where = "cuda::dyt::forward";
   check_forward_views(where, x, y);
   check_params(where, p);
-  const int V = vector_width<T>({x.data, y.data, p.gamma, p.beta}, {x.stride, y.stride});
+  const int V =
+      vector_width<T>(where, {x.data, y.data, p.alpha, p.gamma, p.beta}, {x.stride, y.stride});
   const Geometry g = forward_geometry(x.rows, x.cols, V);
   with_vector_width<T>(V, [&](auto vc) {
     forward_kernel<Dev<T>, vc()><<<g.blocks, dim3(g.group, g.rows_per_block), 0, stream>>>(
@@ -107,8 +108,8 @@ void backward(const Params<T>& p, Rows<const T> x, Rows<const T> dy, Rows<T> dx,
   check_backward_views(where, x, dy, dx);
   check_params(where, p);
   require(!g.dgamma || p.gamma, where, "dgamma asked for, but there is no gamma");
-  const int V =
-      vector_width<T>({x.data, dy.data, dx.data, p.gamma}, {x.stride, dy.stride, dx.stride});
+  const int V = vector_width<T>(where, {x.data, dy.data, dx.data, p.alpha, p.gamma},
+                                {x.stride, dy.stride, dx.stride});
   const Geometry geo = backward_geometry(x.rows, x.cols, V);
   using A = Acc<T>;
   const i64 count = 2 * x.cols + 1;

@@ -136,7 +136,7 @@ void forward(const Params<T>& p, const Config& c, Rows<const T> x, Rows<T> y, Ca
     mean = cache->mean.data();
     rstd = cache->rstd.data();
   }
-  const int V = vector_width<T>({x.data, y.data, p.gamma, p.beta}, {x.stride, y.stride});
+  const int V = vector_width<T>(where, {x.data, y.data, p.gamma, p.beta}, {x.stride, y.stride});
   const Geometry g = forward_geometry(x.rows, x.cols, V);
   with_vector_width<T>(V, [&](auto vc) {
     forward_kernel<Dev<T>, vc()><<<g.blocks, dim3(g.group, g.rows_per_block), 0, stream>>>(
@@ -156,7 +156,7 @@ void backward(const Params<T>& p, const Config&, const Cache<T>& cache, Rows<con
           " statistics");
   require(!g.dgamma || p.gamma, where, "dgamma asked for, but there is no gamma");
   const int V =
-      vector_width<T>({x.data, dy.data, dx.data, p.gamma}, {x.stride, dy.stride, dx.stride});
+      vector_width<T>(where, {x.data, dy.data, dx.data, p.gamma}, {x.stride, dy.stride, dx.stride});
   const Geometry geo = backward_geometry(x.rows, x.cols, V);
   using A = Acc<T>;
   const bool want = g.dgamma || g.dbeta;

@@ -121,7 +121,7 @@ void forward(const Params<T>& p, const Config& c, Rows<const T> x, Rows<T> y, Ca
     if (cache->rstd.size() != n) cache->rstd = DeviceBuffer<Acc<T>>(n);
     rstd = cache->rstd.data();
   }
-  const int V = vector_width<T>({x.data, y.data, p.gamma}, {x.stride, y.stride, w});
+  const int V = vector_width<T>(where, {x.data, y.data, p.gamma}, {x.stride, y.stride, w});
   const Geometry g = forward_geometry(x.rows, w, V);
   with_vector_width<T>(V, [&](auto vc) {
     forward_kernel<Dev<T>, vc()><<<g.blocks, dim3(g.group, g.rows_per_block), 0, stream>>>(
@@ -141,8 +141,8 @@ void backward(const Params<T>& p, const Config& c, const Cache<T>& cache, Rows<c
           cache.rstd.size(), " statistics");
   require(!g.dgamma || p.gamma, where, "dgamma asked for, but there is no gamma");
   const i64 w = x.cols / c.heads;
-  const int V =
-      vector_width<T>({x.data, dy.data, dx.data, p.gamma}, {x.stride, dy.stride, dx.stride, w});
+  const int V = vector_width<T>(where, {x.data, dy.data, dx.data, p.gamma},
+                                {x.stride, dy.stride, dx.stride, w});
   const Geometry geo = backward_geometry(x.rows, w, V);
   using A = Acc<T>;
   A* partials = nullptr;

@@ -110,7 +110,8 @@ __global__ void sum_parts_kernel(const D* parts, int branches, i64 part, Rows<D>
 
 template <class T>
 void scale_columns(Rows<const T> z, Rows<T> y, const T* a, Stream stream) {
-  const int V = vector_width<T>({z.data, y.data, a}, {z.stride, y.stride, z.cols});
+  const int V = vector_width<T>("cuda::scalevec: scale_columns", {z.data, y.data, a},
+                                {z.stride, y.stride, z.cols});
   const Geometry g = forward_geometry(z.rows, z.cols, V);
   with_vector_width<T>(V, [&](auto vc) {
     scale_columns_kernel<Dev<T>, vc()>
@@ -125,7 +126,8 @@ void scale_columns_backward(Rows<const T> z, Rows<const T> dy, Rows<T> dz, const
                             Workspace& ws, Stream stream) {
   using A = Acc<T>;
   const i64 w = z.cols;
-  const int V = vector_width<T>({z.data, dy.data, dz.data, a}, {z.stride, dy.stride, dz.stride, w});
+  const int V = vector_width<T>("cuda::scalevec: scale_columns_backward",
+                                {z.data, dy.data, dz.data, a}, {z.stride, dy.stride, dz.stride, w});
   const Geometry geo = backward_geometry(z.rows, w, V);
   A* partials = nullptr;
   bool shared = false;

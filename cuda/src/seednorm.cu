@@ -316,13 +316,13 @@ void check_call(const char* where, const Params<T>& p, const Config& c, Rows<con
 // The vector width every pointer and step of a call allows (the head width
 // too: a head's first column must stay aligned).
 template <class T>
-int width_for(const Params<T>& p, const Config& c, i64 w, std::vector<const void*> ptrs,
-              std::vector<i64> steps) {
+int width_for(const char* where, const Params<T>& p, const Config& c, i64 w,
+              std::vector<const void*> ptrs, std::vector<i64> steps) {
   ptrs.push_back(p.beta);
   ptrs.push_back(p.gamma);
   if (c.alpha == AlphaForm::vector) ptrs.push_back(p.alpha);
   steps.push_back(w);
-  return vector_width_of<T>(ptrs, steps);
+  return vector_width_of<T>(where, ptrs, steps);
 }
 
 template <bool kAda, class T>
@@ -339,9 +339,10 @@ void run_forward(const char* where, const Params<T>& p, const Config& c, const C
     z = cache->z.data();
   }
   const i64 w = x.cols / c.heads;
-  const int V = cond ? width_for(p, c, w, {x.data, y.data, cond->gamma_c.data, cond->eta_c.data},
-                                 {x.stride, y.stride, cond->gamma_c.stride, cond->eta_c.stride})
-                     : width_for(p, c, w, {x.data, y.data}, {x.stride, y.stride});
+  const int V =
+      cond ? width_for(where, p, c, w, {x.data, y.data, cond->gamma_c.data, cond->eta_c.data},
+                       {x.stride, y.stride, cond->gamma_c.stride, cond->eta_c.stride})
+           : width_for(where, p, c, w, {x.data, y.data}, {x.stride, y.stride});
   const Geometry g = forward_geometry(x.rows, w, V);
   const std::size_t smem = sizeof(Acc<T>) * c.heads * g.rows_per_block;
   with_vector_width<T>(V, [&](auto vc) {
@@ -380,7 +381,7 @@ void run_backward(const char* where, const Params<T>& p, const Config& c, const 
       }
   }
   const i64 w = x.cols / c.heads;
-  const int V = width_for(p, c, w, ptrs, strides);
+  const int V = width_for(where, p, c, w, ptrs, strides);
   const Geometry geo = backward_geometry(x.rows, w, V);
   using A = Acc<T>;
   const bool alpha_vector = c.alpha == AlphaForm::vector;

@@ -78,25 +78,29 @@ inline void check_eps(const char* where, double eps) {
 
 // The widest access (in entries) every row segment allows: 16 bytes when each
 // pointer is 16-byte aligned and every stride and segment width keeps it so,
-// else one entry at a time.
+// else one entry at a time. Every pointer a kernel reads or writes passes
+// through here: one not aligned to its sizeof(T)-byte entries is an Error
+// (it would fault on the device).
 template <class T>
-int vector_width(std::initializer_list<const void*> pointers, std::initializer_list<i64> steps) {
+int vector_width_of(const char* where, const std::vector<const void*>& pointers,
+                    const std::vector<i64>& steps) {
   constexpr int wide = static_cast<int>(16 / sizeof(T));
-  for (const void* p : pointers)
-    if (p && reinterpret_cast<std::uintptr_t>(p) % 16 != 0) return 1;
+  int v = wide;
+  for (const void* p : pointers) {
+    const auto address = reinterpret_cast<std::uintptr_t>(p);
+    require(address % sizeof(T) == 0, where, "expected every device pointer aligned to its ",
+            sizeof(T), "-byte entries, got one at byte offset ", address % sizeof(T));
+    if (address % 16 != 0) v = 1;
+  }
   for (i64 s : steps)
-    if (s % wide != 0) return 1;
-  return wide;
+    if (s % wide != 0) v = 1;
+  return v;
 }
 
 template <class T>
-int vector_width_of(const std::vector<const void*>& pointers, const std::vector<i64>& steps) {
-  constexpr int wide = static_cast<int>(16 / sizeof(T));
-  for (const void* p : pointers)
-    if (vector_width<T>({p}, {}) != wide) return 1;
-  for (i64 s : steps)
-    if (vector_width<T>({}, {s}) != wide) return 1;
-  return wide;
+int vector_width(const char* where, std::initializer_list<const void*> pointers,
+                 std::initializer_list<i64> steps) {
+  return vector_width_of<T>(where, std::vector<const void*>(pointers), std::vector<i64>(steps));
 }
 
 struct Geometry {

@@ -71,6 +71,10 @@ void DeviceBuffer<T>::require_size(std::size_t n) const {
 // Scratch memory the backward passes take their per-block partial sums from.
 // Keep one per stream and pass it to every backward call: it grows to the
 // largest request and is then reused, so timed loops do not allocate.
+// Growing (like destroying any DeviceBuffer, or a temporary cache) frees the
+// old memory with cudaFree, which waits until the device is idle, so kernels
+// still queued on it finish first; a stream-ordered free (cudaFreeAsync)
+// would not, and must not replace it without that ordering.
 class Workspace {
  public:
   void* get(std::size_t bytes) {
