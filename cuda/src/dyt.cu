@@ -113,19 +113,17 @@ void backward(const Params<T>& p, Rows<const T> x, Rows<const T> dy, Rows<T> dx,
   const Geometry geo = backward_geometry(x.rows, x.cols, V);
   using A = Acc<T>;
   const i64 count = 2 * x.cols + 1;
-  A* partials = static_cast<A*>(ws.get(partial_bytes<A>(geo.blocks, count)));
-  const bool shared = 2 * x.cols * sizeof(A) <= kSharedAccumulatorBytes;
-  const std::size_t smem = shared ? 2 * x.cols * sizeof(A) : 0;
+  const PartialPlan<A> plan = plan_partials<A>(ws, geo.blocks, count, 2 * x.cols);
   with_vector_width<T>(V, [&](auto vc) {
-    backward_kernel<Dev<T>, vc()><<<geo.blocks, geo.group, smem, stream>>>(
-        dev(x), dev(dy), dev(dx), dev(p.alpha), dev(p.gamma), partials, shared);
+    backward_kernel<Dev<T>, vc()><<<geo.blocks, geo.group, plan.smem, stream>>>(
+        dev(x), dev(dy), dev(dx), dev(p.alpha), dev(p.gamma), plan.partials, plan.shared);
   });
   check_launch(where);
   Outputs<Dev<T>> outs;
   outs.add(dev(g.dgamma), 0, x.cols);
   outs.add(dev(g.dbeta), x.cols, x.cols);
   outs.add(dev(g.dalpha), 2 * x.cols, 1);
-  launch_sum_partials<Dev<T>>(partials, geo.blocks, count, outs, stream);
+  launch_sum_partials<Dev<T>>(plan.partials, geo.blocks, count, outs, stream);
 }
 
 #define SCALEREF_INSTANTIATE(T)                                                      \

@@ -161,20 +161,19 @@ void backward(const Params<T>& p, const Config&, const Cache<T>& cache, Rows<con
   using A = Acc<T>;
   const bool want = g.dgamma || g.dbeta;
   const i64 count = 2 * x.cols;
-  A* partials = want ? static_cast<A*>(ws.get(partial_bytes<A>(geo.blocks, count))) : nullptr;
-  const bool shared = want && count * sizeof(A) <= kSharedAccumulatorBytes;
-  const std::size_t smem = shared ? count * sizeof(A) : 0;
+  const PartialPlan<A> plan =
+      want ? plan_partials<A>(ws, geo.blocks, count, count) : PartialPlan<A>{};
   with_vector_width<T>(V, [&](auto vc) {
-    backward_kernel<Dev<T>, vc()><<<geo.blocks, geo.group, smem, stream>>>(
-        dev(x), dev(dy), dev(dx), dev(p.gamma), cache.mean.data(), cache.rstd.data(), partials,
-        shared);
+    backward_kernel<Dev<T>, vc()><<<geo.blocks, geo.group, plan.smem, stream>>>(
+        dev(x), dev(dy), dev(dx), dev(p.gamma), cache.mean.data(), cache.rstd.data(), plan.partials,
+        plan.shared);
   });
   check_launch(where);
   if (want) {
     Outputs<Dev<T>> outs;
     outs.add(dev(g.dgamma), 0, x.cols);
     outs.add(dev(g.dbeta), x.cols, x.cols);
-    launch_sum_partials<Dev<T>>(partials, geo.blocks, count, outs, stream);
+    launch_sum_partials<Dev<T>>(plan.partials, geo.blocks, count, outs, stream);
   }
 }
 

@@ -145,22 +145,18 @@ void backward(const Params<T>& p, const Config& c, const Cache<T>& cache, Rows<c
                                 {x.stride, dy.stride, dx.stride, w});
   const Geometry geo = backward_geometry(x.rows, w, V);
   using A = Acc<T>;
-  A* partials = nullptr;
-  bool shared = false;
-  if (g.dgamma) {
-    partials = static_cast<A*>(ws.get(partial_bytes<A>(geo.blocks, x.cols)));
-    shared = x.cols * sizeof(A) <= kSharedAccumulatorBytes;
-  }
-  const std::size_t smem = shared ? x.cols * sizeof(A) : 0;
+  const PartialPlan<A> plan =
+      g.dgamma ? plan_partials<A>(ws, geo.blocks, x.cols, x.cols) : PartialPlan<A>{};
   with_vector_width<T>(V, [&](auto vc) {
-    backward_kernel<Dev<T>, vc()><<<geo.blocks, geo.group, smem, stream>>>(
-        dev(x), dev(dy), dev(dx), dev(p.gamma), c.heads, cache.rstd.data(), partials, shared);
+    backward_kernel<Dev<T>, vc()><<<geo.blocks, geo.group, plan.smem, stream>>>(
+        dev(x), dev(dy), dev(dx), dev(p.gamma), c.heads, cache.rstd.data(), plan.partials,
+        plan.shared);
   });
   check_launch(where);
   if (g.dgamma) {
     Outputs<Dev<T>> outs;
     outs.add(dev(g.dgamma), 0, x.cols);
-    launch_sum_partials<Dev<T>>(partials, geo.blocks, x.cols, outs, stream);
+    launch_sum_partials<Dev<T>>(plan.partials, geo.blocks, x.cols, outs, stream);
   }
 }
 

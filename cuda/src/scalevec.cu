@@ -129,22 +129,16 @@ void scale_columns_backward(Rows<const T> z, Rows<const T> dy, Rows<T> dz, const
   const int V = vector_width<T>("cuda::scalevec: scale_columns_backward",
                                 {z.data, dy.data, dz.data, a}, {z.stride, dy.stride, dz.stride, w});
   const Geometry geo = backward_geometry(z.rows, w, V);
-  A* partials = nullptr;
-  bool shared = false;
-  if (da) {
-    partials = static_cast<A*>(ws.get(partial_bytes<A>(geo.blocks, w)));
-    shared = static_cast<std::size_t>(w) * sizeof(A) <= kSharedAccumulatorBytes;
-  }
-  const std::size_t smem = shared ? static_cast<std::size_t>(w) * sizeof(A) : 0;
+  const PartialPlan<A> plan = da ? plan_partials<A>(ws, geo.blocks, w, w) : PartialPlan<A>{};
   with_vector_width<T>(V, [&](auto vc) {
-    scale_columns_backward_kernel<Dev<T>, vc()><<<geo.blocks, geo.group, smem, stream>>>(
-        dev(z), dev(dy), dev(dz), dev(a), partials, shared);
+    scale_columns_backward_kernel<Dev<T>, vc()><<<geo.blocks, geo.group, plan.smem, stream>>>(
+        dev(z), dev(dy), dev(dz), dev(a), plan.partials, plan.shared);
   });
   check_launch("cuda::scalevec: scale_columns_backward");
   if (da) {
     Outputs<Dev<T>> outs;
     outs.add(dev(da), 0, w);
-    launch_sum_partials<Dev<T>>(partials, geo.blocks, w, outs, stream);
+    launch_sum_partials<Dev<T>>(plan.partials, geo.blocks, w, outs, stream);
   }
 }
 

@@ -387,21 +387,20 @@ void run_backward(const char* where, const Params<T>& p, const Config& c, const 
   const bool alpha_vector = c.alpha == AlphaForm::vector;
   const i64 count = 2 * x.cols + (alpha_vector ? x.cols : c.alpha == AlphaForm::scalar ? 1 : 0);
   const i64 vector_sums = (alpha_vector ? 3 : 2) * x.cols;
-  A* partials = static_cast<A*>(ws.get(partial_bytes<A>(geo.blocks, count)));
-  const std::size_t heads_bytes = c.heads * sizeof(A);
-  const bool shared = vector_sums * sizeof(A) + heads_bytes <= kSharedAccumulatorBytes;
-  const std::size_t smem = (shared ? vector_sums * sizeof(A) : 0) + heads_bytes;
+  // dz_h for every head stays in shared memory whatever happens to the sums
+  const PartialPlan<A> plan =
+      plan_partials<A>(ws, geo.blocks, count, vector_sums, c.heads * sizeof(A));
   with_vector_width<T>(V, [&](auto vc) {
-    backward_kernel<Dev<T>, vc(), kAda><<<geo.blocks, geo.group, smem, stream>>>(
+    backward_kernel<Dev<T>, vc(), kAda><<<geo.blocks, geo.group, plan.smem, stream>>>(
         net(p, c, cond), dev(x), dev(dy), dev(dx), dev(dgc), dev(dec), cache.rstd.data(),
-        cache.z.data(), partials, shared);
+        cache.z.data(), plan.partials, plan.shared);
   });
   check_launch(where);
   Outputs<Dev<T>> outs;
   outs.add(dev(g.dbeta), 0, x.cols);
   outs.add(kAda ? nullptr : dev(g.dgamma), x.cols, x.cols);
   if (c.alpha != AlphaForm::none) outs.add(dev(g.dalpha), 2 * x.cols, alpha_vector ? x.cols : 1);
-  launch_sum_partials<Dev<T>>(partials, geo.blocks, count, outs, stream);
+  launch_sum_partials<Dev<T>>(plan.partials, geo.blocks, count, outs, stream);
 }
 
 }  // namespace

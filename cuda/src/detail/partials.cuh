@@ -93,10 +93,26 @@ void launch_sum_partials(const AccT<D>* partials, i64 blocks, i64 count, const O
   check_launch("cuda::sum_partials");
 }
 
-// Bytes of workspace a backward call needs for [blocks, count] partials.
+// Where a backward call keeps its parameter-gradient sums: `count` per block
+// in the workspace's [blocks, count] partials, the first `shared_count` of
+// them in shared memory while they fit beside the `extra_smem` bytes the
+// kernel needs anyway (kSharedAccumulatorBytes in all).
 template <class A>
-std::size_t partial_bytes(i64 blocks, i64 count) {
-  return static_cast<std::size_t>(blocks * count) * sizeof(A);
+struct PartialPlan {
+  A* partials = nullptr;  // nullptr: no parameter gradient wanted
+  bool shared = false;    // the sums live in shared memory
+  std::size_t smem = 0;   // dynamic shared memory to launch with
+};
+
+template <class A>
+PartialPlan<A> plan_partials(Workspace& ws, i64 blocks, i64 count, i64 shared_count,
+                             std::size_t extra_smem = 0) {
+  PartialPlan<A> plan;
+  plan.partials = static_cast<A*>(ws.get(static_cast<std::size_t>(blocks * count) * sizeof(A)));
+  const std::size_t sums = static_cast<std::size_t>(shared_count) * sizeof(A);
+  plan.shared = sums + extra_smem <= kSharedAccumulatorBytes;
+  plan.smem = (plan.shared ? sums : 0) + extra_smem;
+  return plan;
 }
 
 }  // namespace scaleref::cuda::detail
