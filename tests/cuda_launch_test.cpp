@@ -1,0 +1,93 @@
+// The row kernels' launch rules (cuda/src/detail/launch.hpp), which are host
+// code and so testable without a GPU: the launch shapes every kernel gets, the
+// vector width, and the column walk every kernel makes (first_col + m col_step,
+// V entries at a time), simulated here: each entry of a row is visited by
+// exactly one thread, the ragged tail included.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "../cuda/src/detail/launch.hpp"
+#include "error_support.hpp"
+
+namespace {
+
+using namespace scaleref::cuda;
+using detail::i64;
+
+const std::vector<i64> kWidths{1,    2,    7,    8,    31,    33,    255,   1000,
+                               1023, 1024, 4095, 4096, 65535, 65536, 262144};
+
+TEST(CudaLaunch, GroupsArePowersOfTwoBetween32And1024) {
+  for (i64 w : kWidths)
+    for (int V : {1, 2, 4, 8}) {
+      const int g = detail::group_size(w, V);
+      EXPECT_GE(g, 32);
+      EXPECT_LE(g, detail::kMaxThreads);
+      EXPECT_EQ(g & (g - 1), 0) << "w = " << w << ", V = " << V;
+    }
+}
+
+TEST(CudaLaunch, ForwardBlocksHoldWholeWarpsAndStayInOneGridDimension) {
+  for (i64 rows : {i64{1}, i64{3}, i64{600000}, i64{1} << 31})
+    for (i64 w : kWidths) {
+      const auto g = detail::forward_geometry(rows, w, 1);
+      EXPECT_LE(g.group * g.rows_per_block, detail::kMaxThreads);
+      EXPECT_EQ(g.group * g.rows_per_block % 32, 0);
+      EXPECT_GE(g.blocks, 1u);
+      EXPECT_LE(static_cast<i64>(g.blocks), detail::kMaxBlocks);
+    }
+  // 600000 rows of width 8 need more blocks than one grid dimension takes: the
+  // kernels' grid-stride loop covers the rest.
+  const auto g = detail::forward_geometry(600000, 8, 1);
+  EXPECT_GT(600000 / g.rows_per_block, detail::kMaxBlocks);
+}
+
+TEST(CudaLaunch, BackwardBlockCountDependsOnTheRowsAlone) {
+  for (i64 rows : {i64{1}, i64{8}, i64{9}, i64{16384}, i64{600000}}) {
+    const auto a = detail::backward_geometry(rows, 8, 1),
+               b = detail::backward_geometry(rows, 65536, 8);
+    EXPECT_EQ(a.blocks, b.blocks) << rows;  // the partial rows, hence the sums' order
+    EXPECT_EQ(a.rows_per_block, 1);
+    EXPECT_LE(static_cast<i64>(a.blocks), detail::kMaxPartials);
+    EXPECT_LE(static_cast<i64>(a.blocks),
+              (rows + detail::kRowsPerPartial - 1) / detail::kRowsPerPartial);
+  }
+}
+
+// The kernels' column walk: thread t visits j = t V + m group V, entries j .. j + V - 1
+// below w. Every entry of [0, w) once, nothing past it.
+TEST(CudaLaunch, TheColumnWalkVisitsEveryEntryOnce) {
+  for (i64 w : kWidths)
+    for (int V : {1, 2, 4, 8}) {
+      const int group = detail::group_size(w, V);
+      std::vector<int> visits(static_cast<std::size_t>(w), 0);
+      for (int t = 0; t < group; ++t)
+        for (i64 j = i64{t} * V; j < w; j += i64{group} * V)
+          for (int k = 0; k < V && j + k < w; ++k) ++visits[static_cast<std::size_t>(j + k)];
+      for (i64 c = 0; c < w; ++c)
+        ASSERT_EQ(visits[static_cast<std::size_t>(c)], 1)
+            << "w " << w << " V " << V << " column " << c;
+    }
+}
+
+TEST(CudaLaunch, VectorAccessNeedsAlignedPointersStridesAndWidths) {
+  const auto* aligned = reinterpret_cast<const void*>(std::uintptr_t{4096});
+  const auto* off16 = reinterpret_cast<const void*>(std::uintptr_t{4096 + 4});
+  EXPECT_EQ(detail::vector_width<float>("t", {aligned, nullptr}, {4096, 64}), 4);
+  EXPECT_EQ(detail::vector_width<bf16>("t", {aligned}, {4096}), 8);
+  EXPECT_EQ(detail::vector_width<double>("t", {aligned}, {4096}), 2);
+  EXPECT_EQ(detail::vector_width<float>("t", {off16}, {4096}), 1);    // pointer off 16 bytes
+  EXPECT_EQ(detail::vector_width<float>("t", {aligned}, {4095}), 1);  // a stride that drifts
+}
+
+TEST(CudaLaunch, APointerOffItsEntrySizeIsAnError) {
+  const auto* odd = reinterpret_cast<const void*>(std::uintptr_t{4097});
+  const auto e =
+      scaleref::test::error_of([&] { detail::vector_width<float>("cuda::f", {odd}, {}); });
+  EXPECT_TRUE(scaleref::test::mentions(e, "cuda::f")) << e;
+  EXPECT_TRUE(scaleref::test::mentions(e, "aligned")) << e;
+}
+
+}  // namespace
