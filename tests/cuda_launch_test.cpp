@@ -1,8 +1,6 @@
 // The row kernels' launch rules (cuda/src/detail/launch.hpp), which are host
-// code and so testable without a GPU: the launch shapes every kernel gets, the
-// vector width, and the column walk every kernel makes (first_col + m col_step,
-// V entries at a time), simulated here: each entry of a row is visited by
-// exactly one thread, the ragged tail included.
+// code and so testable without a GPU: the launch shapes every kernel gets and
+// the vector width, with its alignment check.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -54,22 +52,6 @@ TEST(CudaLaunch, BackwardBlockCountDependsOnTheRowsAlone) {
     EXPECT_LE(static_cast<i64>(a.blocks),
               (rows + detail::kRowsPerPartial - 1) / detail::kRowsPerPartial);
   }
-}
-
-// The kernels' column walk: thread t visits j = t V + m group V, entries j .. j + V - 1
-// below w. Every entry of [0, w) once, nothing past it.
-TEST(CudaLaunch, TheColumnWalkVisitsEveryEntryOnce) {
-  for (i64 w : kWidths)
-    for (int V : {1, 2, 4, 8}) {
-      const int group = detail::group_size(w, V);
-      std::vector<int> visits(static_cast<std::size_t>(w), 0);
-      for (int t = 0; t < group; ++t)
-        for (i64 j = i64{t} * V; j < w; j += i64{group} * V)
-          for (int k = 0; k < V && j + k < w; ++k) ++visits[static_cast<std::size_t>(j + k)];
-      for (i64 c = 0; c < w; ++c)
-        ASSERT_EQ(visits[static_cast<std::size_t>(c)], 1)
-            << "w " << w << " V " << V << " column " << c;
-    }
 }
 
 TEST(CudaLaunch, VectorAccessNeedsAlignedPointersStridesAndWidths) {

@@ -16,13 +16,12 @@
 #include <scaleref/scalevec/linear.hpp>
 #include <vector>
 
-#include "../cuda/check/to_reference.hpp"
 #include "error_support.hpp"
 
-namespace scaleref::cuda::scalevec {
+namespace scaleref::scalevec {
 // gtest prints a parameter with PrintTo, found next to its type.
 void PrintTo(Strategy s, std::ostream* os) { *os << strategy_name(s); }
-}  // namespace scaleref::cuda::scalevec
+}  // namespace scaleref::scalevec
 
 namespace {
 
@@ -35,8 +34,7 @@ using test::mentions;
 using M = Mat<double>;
 using i64 = std::int64_t;
 
-constexpr Strategy kStrategies[] = {Strategy::none, Strategy::standard, Strategy::ap,
-                                    Strategy::dp,   Strategy::dnp,      Strategy::md};
+using sv::kStrategies;
 
 std::string strategy_test_name(const ::testing::TestParamInfo<Strategy>& info) {
   return sv::strategy_name(info.param);
@@ -332,7 +330,7 @@ TEST_P(CudaScalevecStrategy, MatchesTheReferenceInFp64) {
     p.r = l.r;
     p.u = l.u;
   }
-  const ref::Config c{cuda::check::to_reference(s), l.c.eps, l.c.heads};
+  const ref::Config c{s, l.c.eps, l.c.heads};
   ref::Cache<double> k;
   const M y = ref::forward(p, c, l.x, &k);
   const ref::Grads<double> want = ref::backward(p, c, k, l.dy);

@@ -20,7 +20,6 @@
 #include <scaleref/scalevec/linear.hpp>
 
 #include "families.hpp"
-#include "to_reference.hpp"
 
 namespace scaleref::cuda::check {
 
@@ -29,8 +28,7 @@ namespace {
 namespace ref = ::scaleref::scalevec;
 using scalevec::Strategy;
 
-constexpr Strategy kStrategies[] = {Strategy::none, Strategy::standard, Strategy::ap,
-                                    Strategy::dp,   Strategy::dnp,      Strategy::md};
+using scalevec::kStrategies;
 
 // x [n, d_in] -> y [n, d_out]; DNP's n_h has `heads` blocks; every matrix
 // (x, y, dy, dx, W, dW) carries `pad` entries of padding after each row.
@@ -184,7 +182,7 @@ void strategy_case(Report& r, Blas& blas, const SvShape& s, Strategy st) {
     ph.r = in.r;
     ph.u = in.u;
   }
-  const ref::Config rc{to_reference(st), s.eps, heads};
+  const ref::Config rc{st, s.eps, heads};
   ref::Cache<double> k;
   const MatD y = ref::forward(ph, rc, in.x, &k);
   const ref::Grads<double> want = ref::backward(ph, rc, k, in.dy);

@@ -1,34 +1,14 @@
-// The GPU API's option enums as the reference's (host code for cuda_check and
-// the GPU tests): the two sides name the same options, each in its own header
-// (the reference's pull in Eigen and Boost, which the .cu files do not).
+// SeeDNorm's option enums of the GPU API as the reference's (host code for
+// cuda_check and the GPU tests): the reference's live in headers that pull in
+// Eigen and Boost, which the .cu files do not. (The scale-vector strategies
+// are one enum, scaleref/scalevec/strategy.hpp, on both sides.)
 #pragma once
 
-#include <scaleref/cuda/scalevec.hpp>
 #include <scaleref/cuda/seednorm.hpp>
 #include <scaleref/error.hpp>
 #include <scaleref/norm/seednorm.hpp>
-#include <scaleref/scalevec/linear.hpp>
 
 namespace scaleref::cuda::check {
-
-inline scaleref::scalevec::Strategy to_reference(scalevec::Strategy s) {
-  using R = scaleref::scalevec::Strategy;
-  switch (s) {
-    case scalevec::Strategy::none:
-      return R::none;
-    case scalevec::Strategy::standard:
-      return R::standard;
-    case scalevec::Strategy::ap:
-      return R::ap;
-    case scalevec::Strategy::dp:
-      return R::dp;
-    case scalevec::Strategy::dnp:
-      return R::dnp;
-    case scalevec::Strategy::md:
-      return R::md;
-  }
-  fail("cuda::check::to_reference: unknown strategy");
-}
 
 inline norm::Activation to_reference(seednorm::Activation a) {
   switch (a) {

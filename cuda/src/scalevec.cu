@@ -252,24 +252,6 @@ void md_backward(const Params<T>& p, Cache<T>& k, const Grads<T>& g, Workspace& 
 
 }  // namespace
 
-const char* strategy_name(Strategy s) {
-  switch (s) {
-    case Strategy::none:
-      return "none";
-    case Strategy::standard:
-      return "standard";
-    case Strategy::ap:
-      return "AP";
-    case Strategy::dp:
-      return "DP";
-    case Strategy::dnp:
-      return "DNP";
-    case Strategy::md:
-      return "MD";
-  }
-  fail("cuda::scalevec::strategy_name: unknown strategy ", static_cast<int>(s));
-}
-
 // ---- one linear map, every strategy -------------------------------------------------------
 
 template <class T>

@@ -42,22 +42,17 @@
 #include <scaleref/cuda/buffer.hpp>
 #include <scaleref/cuda/rmsnorm.hpp>
 #include <scaleref/cuda/types.hpp>
+#include <scaleref/scalevec/strategy.hpp>
 #include <vector>
 
 namespace scaleref::cuda::scalevec {
 
-enum class Strategy { none, standard, ap, dp, dnp, md };
-
-// "none", "standard", "AP", "DP", "DNP", "MD" (the reference's names).
-const char* strategy_name(Strategy s);
-
-// Which parameters a strategy reads (W always; MD reads r and u).
-constexpr bool uses_g(Strategy s) {
-  return s == Strategy::standard || s == Strategy::dp || s == Strategy::dnp;
-}
-constexpr bool uses_a(Strategy s) {
-  return s == Strategy::ap || s == Strategy::dp || s == Strategy::dnp;
-}
+// The reference's strategies, names and parameter rules (one header, no Eigen).
+using scaleref::scalevec::kStrategies;
+using scaleref::scalevec::Strategy;
+using scaleref::scalevec::strategy_name;
+using scaleref::scalevec::uses_a;
+using scaleref::scalevec::uses_g;
 
 struct Config {
   Strategy strategy = Strategy::standard;

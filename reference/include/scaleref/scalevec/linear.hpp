@@ -31,42 +31,12 @@
 #include <scaleref/linalg.hpp>
 #include <scaleref/norm/common.hpp>
 #include <scaleref/rows.hpp>
+#include <scaleref/scalevec/strategy.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace scaleref::scalevec {
-
-enum class Strategy { none, standard, ap, dp, dnp, md };
-
-inline constexpr std::array<Strategy, 6> kStrategies{
-    Strategy::none, Strategy::standard, Strategy::ap, Strategy::dp, Strategy::dnp, Strategy::md};
-
-inline const char* strategy_name(Strategy s) {
-  switch (s) {
-    case Strategy::none:
-      return "none";
-    case Strategy::standard:
-      return "standard";
-    case Strategy::ap:
-      return "AP";
-    case Strategy::dp:
-      return "DP";
-    case Strategy::dnp:
-      return "DNP";
-    case Strategy::md:
-      return "MD";
-  }
-  fail("scalevec::strategy_name: unknown strategy");
-}
-
-// Which parameters a strategy reads (W always).
-inline bool uses_g(Strategy s) {
-  return s == Strategy::standard || s == Strategy::dp || s == Strategy::dnp;
-}
-inline bool uses_a(Strategy s) {
-  return s == Strategy::ap || s == Strategy::dp || s == Strategy::dnp;
-}
 
 struct Config {
   Strategy strategy = Strategy::standard;
