@@ -3,7 +3,7 @@
 # the Debian packages the GPU build needs (Eigen, Boost headers, GoogleTest,
 # rapidcheck) as .deb files into .deps/ (git-ignored), to be carried to a
 # GPU machine that can fetch nothing (scripts/gpu_run.sh unpacks them under
-# /tmp/deps there). About 12 MB.
+# /tmp/deps there). About 11 MB (10.7 MB on 2026-11-22).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 mkdir -p "$root/.deps"
