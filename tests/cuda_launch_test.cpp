@@ -1,6 +1,6 @@
 // The row kernels' launch rules (cuda/src/detail/launch.hpp), which are host
-// code and so testable without a GPU: the launch shapes every kernel gets and
-// the vector width, with its alignment check.
+// code and so testable without a GPU: the launch shapes every kernel gets, the
+// vector width with its alignment check, and where a backward's sums live.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -70,6 +70,39 @@ TEST(CudaLaunch, APointerOffItsEntrySizeIsAnError) {
       scaleref::test::error_of([&] { detail::vector_width<float>("cuda::f", {odd}, {}); });
   EXPECT_TRUE(scaleref::test::mentions(e, "cuda::f")) << e;
   EXPECT_TRUE(scaleref::test::mentions(e, "aligned")) << e;
+}
+
+// Shared memory one block may opt in to: 227 KiB on the H100 and H200
+// (cudaDevAttrMaxSharedMemoryPerBlockOptin); 48 KiB on a device that offers no more.
+constexpr std::size_t kHopperOptIn = 227 * 1024, kNoOptIn = 48 * 1024;
+
+// SeeDNorm's backward with a vector alpha: dbeta, dgamma, dalpha as fp32 sums,
+// beside one fp32 dz per head.
+constexpr std::size_t seednorm_sums(i64 d) { return 3 * static_cast<std::size_t>(d) * 4; }
+
+TEST(CudaLaunch, SeedNormSumsStayOnChipUpToD8192OnHopper) {
+  for (i64 d : {1024, 4096, 8192})
+    EXPECT_TRUE(detail::sums_in_shared(seednorm_sums(d), 4, kHopperOptIn)) << d;
+  // beyond the budget the block's partial row in global memory takes the sums
+  EXPECT_FALSE(detail::sums_in_shared(seednorm_sums(16384), 4, kHopperOptIn));
+  EXPECT_FALSE(detail::sums_in_shared(detail::kSharedAccumulatorBytes, 1, kHopperOptIn));
+  EXPECT_TRUE(detail::sums_in_shared(detail::kSharedAccumulatorBytes, 0, kHopperOptIn));
+}
+
+TEST(CudaLaunch, SumsNeverAskForMoreSharedMemoryThanTheDeviceGives) {
+  // 48 KiB in all leaves 40 KiB beside group_sum's static scratch
+  EXPECT_TRUE(detail::sums_in_shared(4096 * 4, 0, kNoOptIn));  // RMSNorm's dgamma, D = 4096
+  EXPECT_FALSE(detail::sums_in_shared(seednorm_sums(4096), 4, kNoOptIn));
+  EXPECT_TRUE(detail::sums_in_shared(kNoOptIn - detail::kStaticSharedBytes, 0, kNoOptIn));
+  EXPECT_FALSE(detail::sums_in_shared(kNoOptIn - detail::kStaticSharedBytes + 1, 0, kNoOptIn));
+  EXPECT_FALSE(detail::sums_in_shared(1, 0, detail::kStaticSharedBytes));
+  EXPECT_FALSE(detail::sums_in_shared(1, 0, 0));
+}
+
+TEST(CudaLaunch, TwoBlocksWithTheLargestSumsFitOneHopperSM) {
+  // 228 KiB of shared memory per SM; the runtime reserves 1 KiB per block.
+  constexpr std::size_t per_sm = 228 * 1024, reserved = 1024;
+  EXPECT_LE(2 * (detail::kSharedAccumulatorBytes + detail::kStaticSharedBytes + reserved), per_sm);
 }
 
 }  // namespace

@@ -113,10 +113,12 @@ void backward(const Params<T>& p, Rows<const T> x, Rows<const T> dy, Rows<T> dx,
   const Geometry geo = backward_geometry(x.rows, x.cols, V);
   using A = Acc<T>;
   const i64 count = 2 * x.cols + 1;
-  const PartialPlan<A> plan = plan_partials<A>(ws, geo.blocks, count, 2 * x.cols);
+  const PartialPlan<A> plan = plan_partials<A>(where, ws, geo.blocks, count, 2 * x.cols);
   with_vector_width<T>(V, [&](auto vc) {
-    backward_kernel<Dev<T>, vc()><<<geo.blocks, geo.group, plan.smem, stream>>>(
-        dev(x), dev(dy), dev(dx), dev(p.alpha), dev(p.gamma), plan.partials, plan.shared);
+    const auto kernel = backward_kernel<Dev<T>, vc()>;
+    allow_dynamic_shared(where, kernel, plan.smem);
+    kernel<<<geo.blocks, geo.group, plan.smem, stream>>>(dev(x), dev(dy), dev(dx), dev(p.alpha),
+                                                         dev(p.gamma), plan.partials, plan.shared);
   });
   check_launch(where);
   Outputs<Dev<T>> outs;

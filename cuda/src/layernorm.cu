@@ -162,11 +162,13 @@ void backward(const Params<T>& p, const Config&, const Cache<T>& cache, Rows<con
   const bool want = g.dgamma || g.dbeta;
   const i64 count = 2 * x.cols;
   const PartialPlan<A> plan =
-      want ? plan_partials<A>(ws, geo.blocks, count, count) : PartialPlan<A>{};
+      want ? plan_partials<A>(where, ws, geo.blocks, count, count) : PartialPlan<A>{};
   with_vector_width<T>(V, [&](auto vc) {
-    backward_kernel<Dev<T>, vc()><<<geo.blocks, geo.group, plan.smem, stream>>>(
-        dev(x), dev(dy), dev(dx), dev(p.gamma), cache.mean.data(), cache.rstd.data(), plan.partials,
-        plan.shared);
+    const auto kernel = backward_kernel<Dev<T>, vc()>;
+    allow_dynamic_shared(where, kernel, plan.smem);
+    kernel<<<geo.blocks, geo.group, plan.smem, stream>>>(dev(x), dev(dy), dev(dx), dev(p.gamma),
+                                                         cache.mean.data(), cache.rstd.data(),
+                                                         plan.partials, plan.shared);
   });
   check_launch(where);
   if (want) {

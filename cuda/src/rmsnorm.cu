@@ -146,11 +146,13 @@ void backward(const Params<T>& p, const Config& c, const Cache<T>& cache, Rows<c
   const Geometry geo = backward_geometry(x.rows, w, V);
   using A = Acc<T>;
   const PartialPlan<A> plan =
-      g.dgamma ? plan_partials<A>(ws, geo.blocks, x.cols, x.cols) : PartialPlan<A>{};
+      g.dgamma ? plan_partials<A>(where, ws, geo.blocks, x.cols, x.cols) : PartialPlan<A>{};
   with_vector_width<T>(V, [&](auto vc) {
-    backward_kernel<Dev<T>, vc()><<<geo.blocks, geo.group, plan.smem, stream>>>(
-        dev(x), dev(dy), dev(dx), dev(p.gamma), c.heads, cache.rstd.data(), plan.partials,
-        plan.shared);
+    const auto kernel = backward_kernel<Dev<T>, vc()>;
+    allow_dynamic_shared(where, kernel, plan.smem);
+    kernel<<<geo.blocks, geo.group, plan.smem, stream>>>(dev(x), dev(dy), dev(dx), dev(p.gamma),
+                                                         c.heads, cache.rstd.data(), plan.partials,
+                                                         plan.shared);
   });
   check_launch(where);
   if (g.dgamma) {

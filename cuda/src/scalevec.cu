@@ -124,17 +124,20 @@ void scale_columns(Rows<const T> z, Rows<T> y, const T* a, Stream stream) {
 template <class T>
 void scale_columns_backward(Rows<const T> z, Rows<const T> dy, Rows<T> dz, const T* a, T* da,
                             Workspace& ws, Stream stream) {
+  constexpr const char* where = "cuda::scalevec: scale_columns_backward";
   using A = Acc<T>;
   const i64 w = z.cols;
-  const int V = vector_width<T>("cuda::scalevec: scale_columns_backward",
-                                {z.data, dy.data, dz.data, a}, {z.stride, dy.stride, dz.stride, w});
+  const int V =
+      vector_width<T>(where, {z.data, dy.data, dz.data, a}, {z.stride, dy.stride, dz.stride, w});
   const Geometry geo = backward_geometry(z.rows, w, V);
-  const PartialPlan<A> plan = da ? plan_partials<A>(ws, geo.blocks, w, w) : PartialPlan<A>{};
+  const PartialPlan<A> plan = da ? plan_partials<A>(where, ws, geo.blocks, w, w) : PartialPlan<A>{};
   with_vector_width<T>(V, [&](auto vc) {
-    scale_columns_backward_kernel<Dev<T>, vc()><<<geo.blocks, geo.group, plan.smem, stream>>>(
-        dev(z), dev(dy), dev(dz), dev(a), plan.partials, plan.shared);
+    const auto kernel = scale_columns_backward_kernel<Dev<T>, vc()>;
+    allow_dynamic_shared(where, kernel, plan.smem);
+    kernel<<<geo.blocks, geo.group, plan.smem, stream>>>(dev(z), dev(dy), dev(dz), dev(a),
+                                                         plan.partials, plan.shared);
   });
-  check_launch("cuda::scalevec: scale_columns_backward");
+  check_launch(where);
   if (da) {
     Outputs<Dev<T>> outs;
     outs.add(dev(da), 0, w);

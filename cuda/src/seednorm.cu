@@ -303,8 +303,9 @@ void check_call(const char* where, const Params<T>& p, const Config& c, Rows<con
   require(p.beta != nullptr, where, "expected beta [D], got nullptr");
   require(c.alpha == AlphaForm::none || p.alpha != nullptr, where,
           "expected alpha for AlphaForm::vector or scalar, got nullptr");
-  require(c.heads * sizeof(Acc<T>) * (kForwardThreads / 32) <= kSharedAccumulatorBytes, where,
-          "too many heads for the per-head statistics in shared memory: ", c.heads);
+  require(
+      c.heads * sizeof(Acc<T>) * (kForwardThreads / 32) + kStaticSharedBytes <= kLaunchSharedBytes,
+      where, "too many heads for the per-head statistics in shared memory: ", c.heads);
   if (cond) {
     check_view(where, "gamma(c)", cond->gamma_c);
     check_view(where, "eta(c)", cond->eta_c);
@@ -389,9 +390,11 @@ void run_backward(const char* where, const Params<T>& p, const Config& c, const 
   const i64 vector_sums = (alpha_vector ? 3 : 2) * x.cols;
   // dz_h for every head stays in shared memory whatever happens to the sums
   const PartialPlan<A> plan =
-      plan_partials<A>(ws, geo.blocks, count, vector_sums, c.heads * sizeof(A));
+      plan_partials<A>(where, ws, geo.blocks, count, vector_sums, c.heads * sizeof(A));
   with_vector_width<T>(V, [&](auto vc) {
-    backward_kernel<Dev<T>, vc(), kAda><<<geo.blocks, geo.group, plan.smem, stream>>>(
+    const auto kernel = backward_kernel<Dev<T>, vc(), kAda>;
+    allow_dynamic_shared(where, kernel, plan.smem);
+    kernel<<<geo.blocks, geo.group, plan.smem, stream>>>(
         net(p, c, cond), dev(x), dev(dy), dev(dx), dev(dgc), dev(dec), cache.rstd.data(),
         cache.z.data(), plan.partials, plan.shared);
   });

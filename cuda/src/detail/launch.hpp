@@ -1,11 +1,13 @@
 // Host-side launch rules shared by the row kernels (internal to cuda/src):
 // input checks with messages that name the function, the vector width a call
-// may use, and the launch shape. Every choice here is a function of the shape
-// and the pointers' alignment only, never of the device, so a kernel's result
-// bits depend on nothing else (the bitwise replay test relies on it).
+// may use, and the launch shape. Every choice that can change a result's bits
+// is a function of the shape and the pointers' alignment only, never of the
+// device (the bitwise replay test relies on it); the device's shared memory
+// decides only where the backward's sums live.
 #pragma once
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <initializer_list>
 #include <scaleref/cuda/types.hpp>
@@ -27,9 +29,26 @@ inline constexpr int kForwardThreads = 256;  // threads per block when rows are 
 inline constexpr i64 kMaxBlocks = 65535;     // forward grids stride beyond this many blocks
 inline constexpr i64 kRowsPerPartial = 8;    // backward: at least this many rows per block,
 inline constexpr i64 kMaxPartials = 1024;    // and at most this many blocks (partial rows)
-inline constexpr std::size_t kSharedAccumulatorBytes = 32 * 1024;  // per-block gradient sums
-// (32 KiB of dynamic shared memory plus group_sum's 8 KiB stays under the 48 KiB a
-// launch gets without opting in.)
+// Shared memory: a launch gets kLaunchSharedBytes (static and dynamic) without
+// opting in; a row kernel declares at most kStaticSharedBytes itself (group_sum's
+// Scratch<double>). A backward keeps its per-block gradient sums in shared
+// memory while they fit in kSharedAccumulatorBytes and in what the device lets
+// one block opt in to, else in its global partial row (see sums_in_shared).
+// 104 KiB: SeeDNorm's three D-vectors of fp32 sums up to D = 8192 (48 KiB at
+// the benchmark's D = 4096), and two such blocks still fit in a Hopper SM's
+// 228 KiB. Where the sums live changes the speed, never the bits: each sum is
+// added in the same order either way.
+inline constexpr std::size_t kLaunchSharedBytes = 48 * 1024;
+inline constexpr std::size_t kStaticSharedBytes = 8 * 1024;
+inline constexpr std::size_t kSharedAccumulatorBytes = 104 * 1024;
+
+// Whether a backward's column sums (`sums` bytes) go to shared memory beside
+// the `extra` bytes of dynamic shared memory the kernel needs anyway, on a
+// device that lets one block opt in to `opt_in` bytes in all.
+inline bool sums_in_shared(std::size_t sums, std::size_t extra, std::size_t opt_in) {
+  const std::size_t room = opt_in > kStaticSharedBytes ? opt_in - kStaticSharedBytes : 0;
+  return sums + extra <= std::min(kSharedAccumulatorBytes, room);
+}
 
 template <class T>
 void check_view(const char* where, const char* name, Rows<T> v) {

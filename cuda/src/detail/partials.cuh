@@ -93,10 +93,21 @@ void launch_sum_partials(const AccT<D>* partials, i64 blocks, i64 count, const O
   check_launch("cuda::sum_partials");
 }
 
+// Bytes of shared memory one block of the current device may opt in to.
+inline std::size_t opt_in_shared_bytes(const char* where) {
+  int device = 0, bytes = 0;
+  const cudaError_t e = cudaGetDevice(&device);
+  require(e == cudaSuccess, where, "cudaGetDevice failed: ", cudaGetErrorString(e));
+  const cudaError_t f =
+      cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+  require(f == cudaSuccess, where, "cudaDeviceGetAttribute failed: ", cudaGetErrorString(f));
+  return static_cast<std::size_t>(bytes);
+}
+
 // Where a backward call keeps its parameter-gradient sums: `count` per block
 // in the workspace's [blocks, count] partials, the first `shared_count` of
-// them in shared memory while they fit beside the `extra_smem` bytes the
-// kernel needs anyway (kSharedAccumulatorBytes in all).
+// them in shared memory when sums_in_shared (launch.hpp) says they fit beside
+// the `extra_smem` bytes the kernel needs anyway.
 template <class A>
 struct PartialPlan {
   A* partials = nullptr;  // nullptr: no parameter gradient wanted
@@ -105,14 +116,26 @@ struct PartialPlan {
 };
 
 template <class A>
-PartialPlan<A> plan_partials(Workspace& ws, i64 blocks, i64 count, i64 shared_count,
-                             std::size_t extra_smem = 0) {
+PartialPlan<A> plan_partials(const char* where, Workspace& ws, i64 blocks, i64 count,
+                             i64 shared_count, std::size_t extra_smem = 0) {
   PartialPlan<A> plan;
   plan.partials = static_cast<A*>(ws.get(static_cast<std::size_t>(blocks * count) * sizeof(A)));
   const std::size_t sums = static_cast<std::size_t>(shared_count) * sizeof(A);
-  plan.shared = sums + extra_smem <= kSharedAccumulatorBytes;
+  plan.shared = sums_in_shared(sums, extra_smem, opt_in_shared_bytes(where));
   plan.smem = (plan.shared ? sums : 0) + extra_smem;
   return plan;
+}
+
+// Lets `kernel` launch with `smem` bytes of dynamic shared memory: beyond what
+// a launch gets without asking (kLaunchSharedBytes with the kernel's own
+// static shared memory), the kernel must opt in first.
+template <class... Args>
+void allow_dynamic_shared(const char* where, void (*kernel)(Args...), std::size_t smem) {
+  if (smem + kStaticSharedBytes <= kLaunchSharedBytes) return;
+  const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             static_cast<int>(smem));
+  require(e == cudaSuccess, where, "cannot give the kernel ", smem,
+          " bytes of shared memory: ", cudaGetErrorString(e));
 }
 
 }  // namespace scaleref::cuda::detail
