@@ -93,6 +93,10 @@ void launch_sum_partials(const AccT<D>* partials, i64 blocks, i64 count, const O
   check_launch("cuda::sum_partials");
 }
 
+// launch.hpp's kStaticSharedBytes bounds the static shared memory of every row
+// kernel, which is group_sum's scratch.
+static_assert(sizeof(Scratch<double>) <= kStaticSharedBytes);
+
 // Bytes of shared memory one block of the current device may opt in to.
 inline std::size_t opt_in_shared_bytes(const char* where) {
   int device = 0, bytes = 0;
