@@ -19,6 +19,7 @@ packages=(
   ninja-build      # faster incremental builds
   libeigen3-dev    # Eigen3 (Eigen3Config.cmake)
   libboost-dev     # Boost.Multiprecision and Boost.Math (header-only)
+  libboost-context-dev  # Boost.Context: the fibers of the CUDA emulator (cuda/emu/)
   libgtest-dev     # GoogleTest (GTestConfig.cmake)
   librapidcheck-dev  # rapidcheck + rapidcheck_gtest (rapidcheckConfig.cmake)
   libbenchmark-dev   # Google Benchmark, for the speed targets

@@ -306,7 +306,7 @@ int run(const Options& o) {
   info.quick = o.quick;
   info.smoke = o.smoke;
 
-  Timer timer(o.warmup, o.reps);
+  Timer timer(o.warmup, o.reps, !o.smoke);
   info.l2_bytes = timer.l2_bytes();
   info.flush_bytes = timer.flush_bytes();
   std::printf("cuda_bench on %s\n", info.device_line.c_str());

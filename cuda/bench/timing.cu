@@ -107,7 +107,7 @@ Stats summarize(std::vector<double> ms) {
   return s;
 }
 
-Timer::Timer(int warmup, int reps) : warmup_(warmup), reps_(reps) {
+Timer::Timer(int warmup, int reps, bool flush_l2) : warmup_(warmup), reps_(reps) {
   require(warmup >= 0 && reps >= 1, "cuda_bench::Timer", "expected warmup >= 0 and reps >= 1, got ",
           warmup, " and ", reps);
   cudaStream_t s = nullptr;
@@ -117,10 +117,12 @@ Timer::Timer(int warmup, int reps) : warmup_(warmup), reps_(reps) {
   check(cudaGetDevice(&device), "cudaGetDevice");
   check(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device), "cudaDeviceGetAttribute");
   l2_bytes_ = static_cast<std::size_t>(l2);
-  const std::size_t flush_bytes = std::max<std::size_t>(4 * l2_bytes_, std::size_t(64) << 20);
-  flush_ = DeviceBuffer<unsigned char>(flush_bytes);
   sink_ = DeviceBuffer<unsigned int>(1);
-  check(cudaMemset(flush_.data(), 0x5a, flush_bytes), "cudaMemset");
+  if (flush_l2) {
+    const std::size_t flush_bytes = std::max<std::size_t>(4 * l2_bytes_, std::size_t(64) << 20);
+    flush_ = DeviceBuffer<unsigned char>(flush_bytes);
+    check(cudaMemset(flush_.data(), 0x5a, flush_bytes), "cudaMemset");
+  }
   for (int i = 0; i < reps; ++i) {
     cudaEvent_t a = nullptr, b = nullptr;
     check(cudaEventCreate(&a), "cudaEventCreate");
@@ -137,9 +139,10 @@ Timer::~Timer() {
 }
 
 void Timer::flush() {
+  if (flush_.size() == 0) return;
   const std::size_t words = flush_.size() / sizeof(uint4);
-  flush_kernel<<<grid_for(words, 256), 256, 0, raw(stream_)>>>(
-      reinterpret_cast<const uint4*>(flush_.data()), words, sink_.data());
+  launch<flush_kernel>(grid_for(words, 256), 256, 0, raw(stream_),
+                       reinterpret_cast<const uint4*>(flush_.data()), words, sink_.data());
   check(cudaGetLastError(), "flush kernel launch");
 }
 
@@ -192,7 +195,8 @@ void poison(void* p, std::size_t bytes, Stream stream) {
 template <class T>
 void fill_uniform(T* p, std::size_t n, double lo, double hi, std::uint32_t tensor, Stream stream) {
   if (n == 0) return;
-  fill_kernel<Dev<T>><<<grid_for(n, 256), 256, 0, raw(stream)>>>(detail::dev(p), n, lo, hi, tensor);
+  launch<fill_kernel<Dev<T>>>(grid_for(n, 256), 256, 0, raw(stream), detail::dev(p), n, lo, hi,
+                              tensor);
   check(cudaGetLastError(), "fill kernel launch");
 }
 
@@ -202,8 +206,8 @@ Difference difference(const T* got, const T* want, std::size_t n, Stream stream)
   check(cudaMemsetAsync(slots.data(), 0, 3 * sizeof(unsigned long long), raw(stream)),
         "cudaMemsetAsync");
   if (n)
-    difference_kernel<Dev<T>><<<std::min(grid_for(n, 256), 1024u), 256, 0, raw(stream)>>>(
-        detail::dev(got), detail::dev(want), n, slots.data());
+    launch<difference_kernel<Dev<T>>>(std::min(grid_for(n, 256), 1024u), 256, 0, raw(stream),
+                                      detail::dev(got), detail::dev(want), n, slots.data());
   check(cudaGetLastError(), "difference kernel launch");
   check(cudaStreamSynchronize(raw(stream)), " difference (cudaStreamSynchronize)");
   const std::vector<unsigned long long> host = slots.download();

@@ -36,7 +36,9 @@ Stats summarize(std::vector<double> ms);
 
 class Timer {
  public:
-  Timer(int warmup, int reps);
+  // flush_l2: read 4 x L2 before each timed call (off for --smoke, whose
+  // times mean nothing: it checks that every case runs and agrees).
+  Timer(int warmup, int reps, bool flush_l2 = true);
   ~Timer();
   Timer(const Timer&) = delete;
   Timer& operator=(const Timer&) = delete;

@@ -55,8 +55,8 @@ template <class F>
 void map(i64 rows, i64 cols, F f, Stream s) {
   const i64 gx = (cols + 255) / 256;
   const i64 gy = std::min<i64>(rows, 65535);
-  map_kernel<<<dim3(static_cast<unsigned>(gx), static_cast<unsigned>(gy)), 256, 0, raw(s)>>>(
-      rows, cols, f);
+  launch<map_kernel<F>>(dim3(static_cast<unsigned>(gx), static_cast<unsigned>(gy)), 256, 0, raw(s),
+                        rows, cols, f);
   ++g_launches;
   check_launch("bench::unfused::map");
 }
@@ -290,8 +290,8 @@ void row_sum(const In* in, i64 segments, i64 width, AccT<In> scale, Out* out, St
   int threads = 32;
   while (threads < 256 && threads < width) threads *= 2;
   const i64 blocks = std::min<i64>(segments, 1 << 20);
-  row_sum_kernel<In, Out>
-      <<<static_cast<unsigned>(blocks), threads, 0, raw(s)>>>(in, segments, width, scale, out);
+  launch<row_sum_kernel<In, Out>>(static_cast<unsigned>(blocks), threads, 0, raw(s), in, segments,
+                                  width, scale, out);
   ++g_launches;
   check_launch("bench::unfused::row_sum");
 }
@@ -323,9 +323,9 @@ template <class D>
 void col_sum(const D* in, i64 rows, i64 cols, AccT<D>* partials, D* out, Stream s) {
   const i64 chunks = (rows + kChunkRows - 1) / kChunkRows;
   const auto gx = static_cast<unsigned>((cols + 255) / 256);
-  col_partial_kernel<D>
-      <<<dim3(gx, static_cast<unsigned>(chunks)), 256, 0, raw(s)>>>(in, rows, cols, partials);
-  col_final_kernel<D><<<gx, 256, 0, raw(s)>>>(partials, chunks, cols, out);
+  launch<col_partial_kernel<D>>(dim3(gx, static_cast<unsigned>(chunks)), 256, 0, raw(s), in, rows,
+                                cols, partials);
+  launch<col_final_kernel<D>>(gx, 256, 0, raw(s), partials, chunks, cols, out);
   g_launches += 2;
   check_launch("bench::unfused::col_sum");
 }

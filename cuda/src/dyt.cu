@@ -95,8 +95,8 @@ void forward(const Params<T>& p, Rows<const T> x, Rows<T> y, Stream stream) {
       vector_width<T>(where, {x.data, y.data, p.alpha, p.gamma, p.beta}, {x.stride, y.stride});
   const Geometry g = forward_geometry(x.rows, x.cols, V);
   with_vector_width<T>(V, [&](auto vc) {
-    forward_kernel<Dev<T>, vc()><<<g.blocks, dim3(g.group, g.rows_per_block), 0, stream>>>(
-        dev(x), dev(y), dev(p.alpha), dev(p.gamma), dev(p.beta));
+    launch<forward_kernel<Dev<T>, vc()>>(g.blocks, dim3(g.group, g.rows_per_block), 0, stream,
+                                         dev(x), dev(y), dev(p.alpha), dev(p.gamma), dev(p.beta));
   });
   check_launch(where);
 }
@@ -115,10 +115,10 @@ void backward(const Params<T>& p, Rows<const T> x, Rows<const T> dy, Rows<T> dx,
   const i64 count = 2 * x.cols + 1;
   const PartialPlan<A> plan = plan_partials<A>(where, ws, geo.blocks, count, 2 * x.cols);
   with_vector_width<T>(V, [&](auto vc) {
-    const auto kernel = backward_kernel<Dev<T>, vc()>;
+    constexpr auto kernel = backward_kernel<Dev<T>, vc()>;
     allow_dynamic_shared(where, kernel, plan.smem);
-    kernel<<<geo.blocks, geo.group, plan.smem, stream>>>(dev(x), dev(dy), dev(dx), dev(p.alpha),
-                                                         dev(p.gamma), plan.partials, plan.shared);
+    launch<kernel>(geo.blocks, geo.group, plan.smem, stream, dev(x), dev(dy), dev(dx), dev(p.alpha),
+                   dev(p.gamma), plan.partials, plan.shared);
   });
   check_launch(where);
   Outputs<Dev<T>> outs;

@@ -50,8 +50,8 @@ void fill(const FillLaw& law, std::uint64_t seed, std::uint32_t tensor, Rows<T> 
           Stream stream) {
   const i64 n = out.rows * out.cols;
   const i64 blocks = std::min<i64>((n + kThreads - 1) / kThreads, kMaxBlocks);
-  fill_kernel<Dev<T>><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(
-      law, random::Stream{seed, tensor}, dev(out));
+  launch<fill_kernel<Dev<T>>>(static_cast<unsigned>(blocks), kThreads, 0, stream, law,
+                              random::Stream{seed, tensor}, dev(out));
   check_launch("cuda::init::draw");
 }
 

@@ -139,8 +139,9 @@ void forward(const Params<T>& p, const Config& c, Rows<const T> x, Rows<T> y, Ca
   const int V = vector_width<T>(where, {x.data, y.data, p.gamma, p.beta}, {x.stride, y.stride});
   const Geometry g = forward_geometry(x.rows, x.cols, V);
   with_vector_width<T>(V, [&](auto vc) {
-    forward_kernel<Dev<T>, vc()><<<g.blocks, dim3(g.group, g.rows_per_block), 0, stream>>>(
-        dev(x), dev(y), dev(p.gamma), dev(p.beta), Acc<T>(c.eps), mean, rstd);
+    launch<forward_kernel<Dev<T>, vc()>>(g.blocks, dim3(g.group, g.rows_per_block), 0, stream,
+                                         dev(x), dev(y), dev(p.gamma), dev(p.beta), Acc<T>(c.eps),
+                                         mean, rstd);
   });
   check_launch(where);
 }
@@ -164,11 +165,10 @@ void backward(const Params<T>& p, const Config&, const Cache<T>& cache, Rows<con
   const PartialPlan<A> plan =
       want ? plan_partials<A>(where, ws, geo.blocks, count, count) : PartialPlan<A>{};
   with_vector_width<T>(V, [&](auto vc) {
-    const auto kernel = backward_kernel<Dev<T>, vc()>;
+    constexpr auto kernel = backward_kernel<Dev<T>, vc()>;
     allow_dynamic_shared(where, kernel, plan.smem);
-    kernel<<<geo.blocks, geo.group, plan.smem, stream>>>(dev(x), dev(dy), dev(dx), dev(p.gamma),
-                                                         cache.mean.data(), cache.rstd.data(),
-                                                         plan.partials, plan.shared);
+    launch<kernel>(geo.blocks, geo.group, plan.smem, stream, dev(x), dev(dy), dev(dx), dev(p.gamma),
+                   cache.mean.data(), cache.rstd.data(), plan.partials, plan.shared);
   });
   check_launch(where);
   if (want) {

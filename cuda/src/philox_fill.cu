@@ -1,5 +1,6 @@
 #include <cuda_runtime.h>
 
+#include <scaleref/cuda/kernel.hpp>
 #include <scaleref/cuda/philox_fill.hpp>
 #include <scaleref/error.hpp>
 #include <scaleref/random/philox.hpp>
@@ -38,8 +39,8 @@ std::vector<double> philox_fill(std::uint64_t seed, std::uint32_t tensor, std::s
   if (n == 0) return host;
   double* dev = nullptr;
   check(cudaMalloc(&dev, n * sizeof(double)), "cudaMalloc");
-  fill<<<static_cast<unsigned>((n + 255) / 256 < 1024 ? (n + 255) / 256 : 1024), 256>>>(
-      seed, tensor, n, draw, dev);
+  launch<fill>(static_cast<unsigned>((n + 255) / 256 < 1024 ? (n + 255) / 256 : 1024), 256, 0,
+               nullptr, seed, tensor, n, draw, dev);
   cudaError_t e = cudaGetLastError();
   if (e == cudaSuccess)
     e = cudaMemcpy(host.data(), dev, n * sizeof(double), cudaMemcpyDeviceToHost);

@@ -258,19 +258,19 @@ HostStats reduce(const char* where, Rows<const T> w, bool centered, Workspace& w
   const auto x = dev(w);
   const double n = static_cast<double>(l.n);  // exact: n < 2^53
 
-  extremes_kernel<Dev<T>><<<l.blocks, kThreads, 0, stream>>>(x, l, lo_partials, hi_partials);
+  launch<extremes_kernel<Dev<T>>>(l.blocks, kThreads, 0, stream, x, l, lo_partials, hi_partials);
   check_launch(where);
-  finish_extremes<<<1, kThreads, 0, stream>>>(lo_partials, hi_partials, l.blocks, st);
+  launch<finish_extremes>(1, kThreads, 0, stream, lo_partials, hi_partials, l.blocks, st);
   check_launch(where);
   if (centered) {
-    sums_kernel<Dev<T>, false><<<l.blocks, kThreads, 0, stream>>>(x, l, st, false, lo_partials);
+    launch<sums_kernel<Dev<T>, false>>(l.blocks, kThreads, 0, stream, x, l, st, false, lo_partials);
     check_launch(where);
-    finish_sum<<<1, kThreads, 0, stream>>>(lo_partials, l.blocks, n, false, st);
+    launch<finish_sum>(1, kThreads, 0, stream, lo_partials, l.blocks, n, false, st);
     check_launch(where);
   }
-  sums_kernel<Dev<T>, true><<<l.blocks, kThreads, 0, stream>>>(x, l, st, centered, lo_partials);
+  launch<sums_kernel<Dev<T>, true>>(l.blocks, kThreads, 0, stream, x, l, st, centered, lo_partials);
   check_launch(where);
-  finish_sum<<<1, kThreads, 0, stream>>>(lo_partials, l.blocks, n, true, st);
+  launch<finish_sum>(1, kThreads, 0, stream, lo_partials, l.blocks, n, true, st);
   check_launch(where);
 
   DeviceStats host{};
@@ -354,8 +354,8 @@ void to_target(const char* where, Rows<const T> w, Rows<T> out, const HostStats&
             ", std ", m.std, ")");
   }
   const Layout l = layout_of(w.rows, w.cols);
-  affine_kernel<Dev<T>>
-      <<<l.blocks, kThreads, 0, stream>>>(dev(w), dev(out), l, m.mean, m.std, target);
+  launch<affine_kernel<Dev<T>>>(l.blocks, kThreads, 0, stream, dev(w), dev(out), l, m.mean, m.std,
+                                target);
   check_launch(where);
 }
 
@@ -418,7 +418,7 @@ Outcome uwr(Rows<const T> w, Rows<T> out, Workspace& ws, Stream stream) {
   require(norm > 0, where, "expected W != 0, got an all-zero W [", w.rows, "x", w.cols,
           "]: ||W||_F = 0 cannot be rescaled to 1");
   const Layout l = layout_of(w.rows, w.cols);
-  divide_kernel<Dev<T>><<<l.blocks, kThreads, 0, stream>>>(dev(w), dev(out), l, norm);
+  launch<divide_kernel<Dev<T>>>(l.blocks, kThreads, 0, stream, dev(w), dev(out), l, norm);
   check_launch(where);
   return {true, 0.0, norm, 0.0};
 }

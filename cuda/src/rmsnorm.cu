@@ -124,8 +124,9 @@ void forward(const Params<T>& p, const Config& c, Rows<const T> x, Rows<T> y, Ca
   const int V = vector_width<T>(where, {x.data, y.data, p.gamma}, {x.stride, y.stride, w});
   const Geometry g = forward_geometry(x.rows, w, V);
   with_vector_width<T>(V, [&](auto vc) {
-    forward_kernel<Dev<T>, vc()><<<g.blocks, dim3(g.group, g.rows_per_block), 0, stream>>>(
-        dev(x), dev(y), dev(p.gamma), c.heads, Acc<T>(c.eps), rstd);
+    launch<forward_kernel<Dev<T>, vc()>>(g.blocks, dim3(g.group, g.rows_per_block), 0, stream,
+                                         dev(x), dev(y), dev(p.gamma), c.heads, Acc<T>(c.eps),
+                                         rstd);
   });
   check_launch(where);
 }
@@ -148,11 +149,10 @@ void backward(const Params<T>& p, const Config& c, const Cache<T>& cache, Rows<c
   const PartialPlan<A> plan =
       g.dgamma ? plan_partials<A>(where, ws, geo.blocks, x.cols, x.cols) : PartialPlan<A>{};
   with_vector_width<T>(V, [&](auto vc) {
-    const auto kernel = backward_kernel<Dev<T>, vc()>;
+    constexpr auto kernel = backward_kernel<Dev<T>, vc()>;
     allow_dynamic_shared(where, kernel, plan.smem);
-    kernel<<<geo.blocks, geo.group, plan.smem, stream>>>(dev(x), dev(dy), dev(dx), dev(p.gamma),
-                                                         c.heads, cache.rstd.data(), plan.partials,
-                                                         plan.shared);
+    launch<kernel>(geo.blocks, geo.group, plan.smem, stream, dev(x), dev(dy), dev(dx), dev(p.gamma),
+                   c.heads, cache.rstd.data(), plan.partials, plan.shared);
   });
   check_launch(where);
   if (g.dgamma) {

@@ -114,8 +114,8 @@ void scale_columns(Rows<const T> z, Rows<T> y, const T* a, Stream stream) {
                                 {z.stride, y.stride, z.cols});
   const Geometry g = forward_geometry(z.rows, z.cols, V);
   with_vector_width<T>(V, [&](auto vc) {
-    scale_columns_kernel<Dev<T>, vc()>
-        <<<g.blocks, dim3(g.group, g.rows_per_block), 0, stream>>>(dev(z), dev(y), dev(a));
+    launch<scale_columns_kernel<Dev<T>, vc()>>(g.blocks, dim3(g.group, g.rows_per_block), 0, stream,
+                                               dev(z), dev(y), dev(a));
   });
   check_launch("cuda::scalevec: scale_columns");
 }
@@ -132,10 +132,10 @@ void scale_columns_backward(Rows<const T> z, Rows<const T> dy, Rows<T> dz, const
   const Geometry geo = backward_geometry(z.rows, w, V);
   const PartialPlan<A> plan = da ? plan_partials<A>(where, ws, geo.blocks, w, w) : PartialPlan<A>{};
   with_vector_width<T>(V, [&](auto vc) {
-    const auto kernel = scale_columns_backward_kernel<Dev<T>, vc()>;
+    constexpr auto kernel = scale_columns_backward_kernel<Dev<T>, vc()>;
     allow_dynamic_shared(where, kernel, plan.smem);
-    kernel<<<geo.blocks, geo.group, plan.smem, stream>>>(dev(z), dev(dy), dev(dz), dev(a),
-                                                         plan.partials, plan.shared);
+    launch<kernel>(geo.blocks, geo.group, plan.smem, stream, dev(z), dev(dy), dev(dz), dev(a),
+                   plan.partials, plan.shared);
   });
   check_launch(where);
   if (da) {
@@ -149,8 +149,8 @@ template <class T>
 void sum_parts(const T* parts, int branches, i64 part, Rows<T> out, Stream stream) {
   const i64 n = out.rows * out.cols;
   const i64 grid = std::min<i64>((n + 255) / 256, kMaxBlocks);
-  sum_parts_kernel<Dev<T>>
-      <<<static_cast<unsigned>(grid), 256, 0, stream>>>(dev(parts), branches, part, dev(out));
+  launch<sum_parts_kernel<Dev<T>>>(static_cast<unsigned>(grid), 256, 0, stream, dev(parts),
+                                   branches, part, dev(out));
   check_launch("cuda::scalevec: sum_parts");
 }
 

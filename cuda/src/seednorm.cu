@@ -347,8 +347,9 @@ void run_forward(const char* where, const Params<T>& p, const Config& c, const C
   const Geometry g = forward_geometry(x.rows, w, V);
   const std::size_t smem = sizeof(Acc<T>) * c.heads * g.rows_per_block;
   with_vector_width<T>(V, [&](auto vc) {
-    forward_kernel<Dev<T>, vc(), kAda><<<g.blocks, dim3(g.group, g.rows_per_block), smem, stream>>>(
-        net(p, c, cond), dev(x), dev(y), Acc<T>(c.eps), rstd, z);
+    launch<forward_kernel<Dev<T>, vc(), kAda>>(g.blocks, dim3(g.group, g.rows_per_block), smem,
+                                               stream, net(p, c, cond), dev(x), dev(y),
+                                               Acc<T>(c.eps), rstd, z);
   });
   check_launch(where);
 }
@@ -392,11 +393,11 @@ void run_backward(const char* where, const Params<T>& p, const Config& c, const 
   const PartialPlan<A> plan =
       plan_partials<A>(where, ws, geo.blocks, count, vector_sums, c.heads * sizeof(A));
   with_vector_width<T>(V, [&](auto vc) {
-    const auto kernel = backward_kernel<Dev<T>, vc(), kAda>;
+    constexpr auto kernel = backward_kernel<Dev<T>, vc(), kAda>;
     allow_dynamic_shared(where, kernel, plan.smem);
-    kernel<<<geo.blocks, geo.group, plan.smem, stream>>>(
-        net(p, c, cond), dev(x), dev(dy), dev(dx), dev(dgc), dev(dec), cache.rstd.data(),
-        cache.z.data(), plan.partials, plan.shared);
+    launch<kernel>(geo.blocks, geo.group, plan.smem, stream, net(p, c, cond), dev(x), dev(dy),
+                   dev(dx), dev(dgc), dev(dec), cache.rstd.data(), cache.z.data(), plan.partials,
+                   plan.shared);
   });
   check_launch(where);
   Outputs<Dev<T>> outs;

@@ -19,6 +19,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <scaleref/cuda/kernel.hpp>
 #include <scaleref/cuda/types.hpp>
 #include <type_traits>
 
@@ -219,7 +220,8 @@ void with_vector_width(int V, F&& f) {
 }
 
 // Dynamic shared memory, one declaration for every kernel (kernels of
-// different types must not redeclare it with different element types).
-extern __shared__ __align__(16) unsigned char dynamic_shared[];
+// different types must not redeclare it with different element types):
+// `extern __shared__` under nvcc, the emulator's arena otherwise (kernel.hpp).
+SCALEREF_DYNAMIC_SHARED(unsigned char, dynamic_shared);
 
 }  // namespace scaleref::cuda::detail

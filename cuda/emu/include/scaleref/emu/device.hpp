@@ -1,0 +1,237 @@
+// The device side of CUDA C++ for the host compiler (cuda/emu/): execution
+// space qualifiers, the built-in index variables, __syncthreads, the warp
+// collectives, atomics, the rounding intrinsics and the math functions.
+//
+// How each maps (cuda/README.md, "The emulator"):
+//   __global__, __device__, __host__, __forceinline__   nothing (plain functions)
+//   __launch_bounds__(n)     nothing: the bound is not known to the emulator
+//   __shared__               a function-local static in the section
+//                            "scaleref_emu_shared", which the emulator poisons
+//                            (all bytes 0xff: NaN in fp64, fp32 and bf16) before
+//                            each block; so `extern __shared__` does not compile
+//                            here: use SCALEREF_DYNAMIC_SHARED (scaleref/cuda/kernel.hpp)
+//   threadIdx, blockIdx,     globals the scheduler sets before it resumes a
+//   blockDim, gridDim        thread (blocks run one at a time)
+//   __syncthreads, __shfl_*  switch to the next thread (a fiber) until every
+//                            thread of the block (every lane of the mask) is
+//                            there; a thread that can never arrive is an error
+//   atomics                  plain read-modify-write: threads switch only at
+//                            the collectives above, so nothing interleaves
+#pragma once
+
+#include <math.h>  // the global float and double overloads the kernels call unqualified
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <source_location>
+#include <type_traits>
+
+#define __global__
+#define __device__
+#define __host__
+#define __forceinline__ inline
+#define __noinline__
+#define __launch_bounds__(...)
+#define __align__(n) alignas(n)
+#define __shared__ static __attribute__((section("scaleref_emu_shared"), aligned(16)))
+
+struct uint3 {
+  unsigned x, y, z;
+};
+
+struct alignas(16) uint4 {
+  unsigned x, y, z, w;
+};
+
+struct dim3 {
+  unsigned x = 1, y = 1, z = 1;
+  constexpr dim3(unsigned vx = 1, unsigned vy = 1, unsigned vz = 1) : x(vx), y(vy), z(vz) {}
+  constexpr dim3(uint3 v) : x(v.x), y(v.y), z(v.z) {}
+  constexpr operator uint3() const { return {x, y, z}; }
+};
+
+// The running thread's coordinates; the scheduler writes them before each resume.
+inline uint3 threadIdx{0, 0, 0};
+inline uint3 blockIdx{0, 0, 0};
+inline dim3 blockDim{1, 1, 1};
+inline dim3 gridDim{1, 1, 1};
+inline constexpr int warpSize = 32;
+
+namespace scaleref::emu::detail {
+
+enum class WarpOp : std::uint8_t { sync, shfl, shfl_xor, shfl_up, shfl_down, ballot, any, all };
+
+void barrier(const std::source_location& where);
+// One warp collective of the calling lane: waits for every lane of `mask`,
+// then returns this lane's result (the bits of the value it receives, or the
+// vote). `operand` is the source lane, xor mask or delta.
+std::uint64_t warp_collective(WarpOp op, unsigned mask, std::uint64_t bits, int operand, int width,
+                              const std::source_location& where);
+
+template <class T>
+std::uint64_t to_bits(T v) {
+  static_assert(std::is_trivially_copyable_v<T> && sizeof(T) <= 8,
+                "a warp shuffle moves at most 8 bytes");
+  std::uint64_t b = 0;
+  std::memcpy(&b, &v, sizeof v);
+  return b;
+}
+template <class T>
+T from_bits(std::uint64_t b) {
+  T v;
+  std::memcpy(&v, &b, sizeof v);
+  return v;
+}
+
+}  // namespace scaleref::emu::detail
+
+inline void __syncthreads(std::source_location where = std::source_location::current()) {
+  scaleref::emu::detail::barrier(where);
+}
+
+inline void __syncwarp(unsigned mask = 0xffffffffu,
+                       std::source_location where = std::source_location::current()) {
+  scaleref::emu::detail::warp_collective(scaleref::emu::detail::WarpOp::sync, mask, 0, 0, 32,
+                                         where);
+}
+
+template <class T>
+T __shfl_sync(unsigned mask, T v, int src_lane, int width = 32,
+              std::source_location where = std::source_location::current()) {
+  using namespace scaleref::emu::detail;
+  return from_bits<T>(warp_collective(WarpOp::shfl, mask, to_bits(v), src_lane, width, where));
+}
+
+template <class T>
+T __shfl_xor_sync(unsigned mask, T v, int lane_mask, int width = 32,
+                  std::source_location where = std::source_location::current()) {
+  using namespace scaleref::emu::detail;
+  return from_bits<T>(warp_collective(WarpOp::shfl_xor, mask, to_bits(v), lane_mask, width, where));
+}
+
+template <class T>
+T __shfl_up_sync(unsigned mask, T v, unsigned delta, int width = 32,
+                 std::source_location where = std::source_location::current()) {
+  using namespace scaleref::emu::detail;
+  return from_bits<T>(
+      warp_collective(WarpOp::shfl_up, mask, to_bits(v), static_cast<int>(delta), width, where));
+}
+
+template <class T>
+T __shfl_down_sync(unsigned mask, T v, unsigned delta, int width = 32,
+                   std::source_location where = std::source_location::current()) {
+  using namespace scaleref::emu::detail;
+  return from_bits<T>(
+      warp_collective(WarpOp::shfl_down, mask, to_bits(v), static_cast<int>(delta), width, where));
+}
+
+inline unsigned __ballot_sync(unsigned mask, int predicate,
+                              std::source_location where = std::source_location::current()) {
+  using namespace scaleref::emu::detail;
+  return static_cast<unsigned>(warp_collective(WarpOp::ballot, mask, predicate != 0, 0, 32, where));
+}
+
+inline int __any_sync(unsigned mask, int predicate,
+                      std::source_location where = std::source_location::current()) {
+  using namespace scaleref::emu::detail;
+  return static_cast<int>(warp_collective(WarpOp::any, mask, predicate != 0, 0, 32, where));
+}
+
+inline int __all_sync(unsigned mask, int predicate,
+                      std::source_location where = std::source_location::current()) {
+  using namespace scaleref::emu::detail;
+  return static_cast<int>(warp_collective(WarpOp::all, mask, predicate != 0, 0, 32, where));
+}
+
+// Atomics: each returns the old value.
+template <class T>
+T atomicAdd(T* address, T v) {
+  const T old = *address;
+  *address = old + v;
+  return old;
+}
+template <class T>
+T atomicMax(T* address, T v) {
+  const T old = *address;
+  if (v > old) *address = v;
+  return old;
+}
+template <class T>
+T atomicMin(T* address, T v) {
+  const T old = *address;
+  if (v < old) *address = v;
+  return old;
+}
+template <class T>
+T atomicExch(T* address, T v) {
+  const T old = *address;
+  *address = v;
+  return old;
+}
+template <class T>
+T atomicCAS(T* address, T compare, T v) {
+  const T old = *address;
+  if (old == compare) *address = v;
+  return old;
+}
+
+// Rounding intrinsics of double (and double -> float) in each IEEE direction:
+// _rn to nearest even, _rz toward zero, _ru up, _rd down (intrinsics.cpp,
+// under the host's dynamic rounding mode). _rn is the host's own arithmetic.
+extern "C" {
+double __dadd_rz(double a, double b);
+double __dadd_ru(double a, double b);
+double __dadd_rd(double a, double b);
+double __dsub_rz(double a, double b);
+double __dsub_ru(double a, double b);
+double __dsub_rd(double a, double b);
+double __dmul_rz(double a, double b);
+double __dmul_ru(double a, double b);
+double __dmul_rd(double a, double b);
+double __ddiv_rz(double a, double b);
+double __ddiv_ru(double a, double b);
+double __ddiv_rd(double a, double b);
+double __dsqrt_rz(double a);
+double __dsqrt_ru(double a);
+double __dsqrt_rd(double a);
+double __fma_rz(double a, double b, double c);
+double __fma_ru(double a, double b, double c);
+double __fma_rd(double a, double b, double c);
+float __double2float_rz(double a);
+float __double2float_ru(double a);
+float __double2float_rd(double a);
+}
+inline double __dadd_rn(double a, double b) { return a + b; }
+inline double __dsub_rn(double a, double b) { return a - b; }
+inline double __dmul_rn(double a, double b) { return a * b; }
+inline double __ddiv_rn(double a, double b) { return a / b; }
+inline double __dsqrt_rn(double a) { return std::sqrt(a); }
+inline double __fma_rn(double a, double b, double c) { return std::fma(a, b, c); }
+inline float __fmaf_rn(float a, float b, float c) { return std::fma(a, b, c); }
+inline float __double2float_rn(double a) { return static_cast<float>(a); }
+
+inline long long __double_as_longlong(double v) {
+  long long b;
+  std::memcpy(&b, &v, sizeof b);
+  return b;
+}
+inline double __longlong_as_double(long long b) {
+  double v;
+  std::memcpy(&v, &b, sizeof v);
+  return v;
+}
+inline int __float_as_int(float v) {
+  int b;
+  std::memcpy(&b, &v, sizeof b);
+  return b;
+}
+inline float __int_as_float(int b) {
+  float v;
+  std::memcpy(&v, &b, sizeof v);
+  return v;
+}
+
+// The math functions: the host's own (glibc) through <math.h>'s global
+// overloads. They may differ from CUDA's in the last ulps (CUDA documents
+// 1-2 ulps for expf, tanhf, ...), which cuda_check's tolerances cover.

@@ -1,0 +1,111 @@
+// Kernel launches on the emulator (cuda/emu/src/scheduler.cpp), and what a
+// program may set and read about them. A launch runs synchronously: the
+// blocks one after another, the threads of each block as fibers switching at
+// __syncthreads and the warp collectives, under each schedule of
+// options().schedules; errors are left for cudaGetLastError and the next
+// synchronizing call, as a device's are.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "device.hpp"
+#include "runtime_api.hpp"
+
+namespace scaleref::emu {
+
+// The order in which the scheduler resumes threads (and visits blocks).
+struct Schedule {
+  enum Kind { in_order, reversed, random } kind = in_order;
+  std::uint64_t seed = 0;  // random only
+  std::string name() const;
+};
+
+// "in-order", "reversed", "random:SEED"; throws std::invalid_argument otherwise.
+Schedule parse_schedule(std::string_view text);
+
+struct Options {
+  // Each launch runs under each of these from the same inputs; the device
+  // memory its arguments point into must come out bitwise the same under all
+  // of them, else the launch fails naming the first difference.
+  std::vector<Schedule> schedules{Schedule{}};
+  // gridDim.x beyond this is an invalid configuration, and
+  // cudaDevAttrMaxGridDimX reports it: lower it to make grid-stride loops
+  // stride at small sizes. An H100's is 2^31 - 1.
+  unsigned max_grid_x = 2147483647u;
+};
+
+// The process's options: read from the environment at first use
+// (SCALEREF_EMU_SCHEDULES="in-order,reversed,random:7", SCALEREF_EMU_MAX_GRID_X=N),
+// then the program's to change. Not to be changed while a launch runs.
+Options& options();
+
+struct Stats {
+  std::uint64_t launches = 0;  // kernel launches (each schedule of one launch counts once)
+  std::uint64_t blocks = 0;    // blocks run
+  std::uint64_t threads = 0;   // threads run
+  std::uint64_t resumes = 0;   // thread steps: a thread run from one switch point to the next
+  double seconds = 0;          // wall time inside launches
+};
+Stats stats();
+
+// The base address of the block's dynamic shared memory (kernel.hpp's
+// SCALEREF_DYNAMIC_SHARED): fixed for the process; its first `shared_bytes`
+// of a launch are the block's, poisoned before each block, and the pages past
+// them are inaccessible during the launch.
+void* dynamic_shared_base();
+
+namespace detail {
+
+struct Launch {
+  const void* kernel;  // identifies the kernel (cudaFuncSetAttribute's key)
+  const char* name;    // its name, for messages
+  dim3 grid, block;
+  std::size_t shared_bytes;
+  void (*body)(void* params);  // runs the kernel with the launch's parameters
+  void* params;                // the parameters, as the kernel's own types
+  std::size_t params_bytes;    // scanned for pointers into device memory
+};
+void run(const Launch& launch);
+
+template <class F>
+struct ParamsOf;
+template <class... P>
+struct ParamsOf<void (*)(P...)> {
+  using type = std::tuple<std::decay_t<P>...>;
+};
+
+// The kernel's name, as the compiler spells the template argument.
+template <auto Kernel>
+const char* kernel_name() {
+  static const std::string name = [] {
+    const std::string_view f = __PRETTY_FUNCTION__;
+    const auto at = f.find("Kernel = ");
+    if (at == std::string_view::npos) return std::string(f);
+    std::string_view n = f.substr(at + 9);
+    n = n.substr(0, n.rfind(']'));
+    if (!n.empty() && n.front() == '&') n.remove_prefix(1);
+    return std::string(n);
+  }();
+  return name.c_str();
+}
+
+}  // namespace detail
+
+// Kernel<<<grid, block, shared_bytes, stream>>>(args...) on the CPU.
+template <auto Kernel, class... Args>
+void launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t, Args&&... args) {
+  using Params = typename detail::ParamsOf<decltype(Kernel)>::type;
+  Params params{std::forward<Args>(args)...};  // converted to the parameters' types, as CUDA does
+  const auto body = [](void* p) { std::apply(Kernel, *static_cast<const Params*>(p)); };
+  detail::run({reinterpret_cast<const void*>(Kernel), detail::kernel_name<Kernel>(), grid, block,
+               shared_bytes, +body, &params, sizeof params});
+}
+
+}  // namespace scaleref::emu

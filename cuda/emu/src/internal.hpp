@@ -1,0 +1,57 @@
+// What the emulator's parts tell one another (cuda/emu/src; not installed).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace scaleref::emu {
+
+// runtime.cpp: an error for cudaGetLastError and for the next synchronizing
+// call, with the detail cudaGetErrorString appends. Returns `code`.
+cudaError_t record_error(cudaError_t code, std::string detail);
+// The dynamic shared memory a launch of `kernel` may use without error
+// (cudaFuncSetAttribute's value, else the 48 KiB every kernel gets).
+std::size_t dynamic_shared_limit(const void* kernel);
+
+// scheduler.cpp: where the process is, for a fault's message: "kernel K,
+// block (x, y, z), thread (x, y, z)", or "host code (no kernel running)".
+// Writes into buf without allocating (it runs in a signal handler).
+void describe_position(char* buf, std::size_t size);
+
+// memory.cpp: cudaMalloc and cudaFree (with their checks) and the bytes in use.
+cudaError_t allocate(void** ptr, std::size_t bytes);
+cudaError_t release(void* ptr);
+std::size_t device_bytes_in_use();
+
+namespace memory {
+
+// One device allocation as the kernels see it.
+struct Span {
+  std::byte* data;
+  std::size_t bytes;
+};
+
+// The live allocations that some 8-byte word of [params, params + bytes)
+// points into: the memory a launch can reach through its arguments.
+std::vector<Span> reachable(const void* params, std::size_t bytes);
+// Whether [p, p + bytes) lies inside one live allocation.
+bool is_device(const void* p, std::size_t bytes);
+// "" when the bytes around allocation `s` inside its pages are as the
+// allocator left them, else what was written where.
+std::string check_padding(const Span& s);
+// Makes the first `bytes` of the dynamic shared memory accessible, the rest
+// of its pages not (out-of-bounds accesses fault), and fills them with 0xff.
+void arm_dynamic_shared(std::size_t bytes);
+void poison_dynamic_shared(std::size_t bytes);
+// Installs the fault handler (once) and an alternate signal stack for this thread.
+void install_fault_handler();
+// Fiber stacks: [lo, hi) is an inaccessible guard below a stack.
+void note_stack_guard(const void* lo, const void* hi);
+
+}  // namespace memory
+
+}  // namespace scaleref::emu
