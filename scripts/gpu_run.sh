@@ -2,7 +2,8 @@
 # Run ON A GPU MACHINE: everything the CUDA issue asks of one.
 #   scripts/gpu_run.sh OUTDIR [check|bench|all] [--quick]
 # (a device call may run 10 minutes: `check` and `bench` fit one call each).
-# Builds the CUDA targets (SCALEREF_CUDA=ON), then writes into OUTDIR:
+# Builds the CUDA targets (SCALEREF_CUDA=ON; not the CPU emulator, which CI
+# runs everywhere), then writes into OUTDIR:
 #   env.txt        device (nvidia-smi), date, commit (SCALEREF_COMMIT or git)
 #   cuda_check.txt every kernel x dtype x shape against the reference
 #   memcheck.txt, racecheck.txt   compute-sanitizer on cuda_check --quick
@@ -49,7 +50,7 @@ step() {  # step NAME COMMAND...: runs it, tees its output, records its exit sta
 }
 
 step configure cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-  -DSCALEREF_CUDA=ON -DSCALEREF_WERROR=ON "${prefix[@]}"
+  -DSCALEREF_CUDA=ON -DSCALEREF_CUDA_EMU=OFF -DSCALEREF_WERROR=ON "${prefix[@]}"
 step build cmake --build "$build" --parallel "$(nproc)" --target cuda_check cuda_bench \
   cuda_device_test cuda_philox_test cuda_kernels_test cuda_compare_test
 # compute-sanitizer: on the PATH of the GPU image; else where the toolkit keeps it

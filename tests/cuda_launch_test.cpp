@@ -54,6 +54,23 @@ TEST(CudaLaunch, BackwardBlockCountDependsOnTheRowsAlone) {
   }
 }
 
+// A device (the emulator, told SCALEREF_EMU_MAX_GRID_X) may allow fewer blocks
+// than kMaxBlocks: both grids stay within it, and the backward's block count
+// is then a function of the rows and that limit.
+TEST(CudaLaunch, GridsStayWithinTheDevicesGridLimit) {
+  for (i64 limit : {i64{1}, i64{16}, i64{1000}})
+    for (i64 rows : {i64{1}, i64{300}, i64{600000}}) {
+      const auto f = detail::forward_geometry(rows, 8, 1, limit);
+      const auto b = detail::backward_geometry(rows, 8, 1, limit);
+      EXPECT_LE(static_cast<i64>(f.blocks), limit);
+      EXPECT_LE(static_cast<i64>(b.blocks), limit);
+      EXPECT_EQ(b.blocks, detail::backward_geometry(rows, 65536, 8, limit).blocks);
+      EXPECT_EQ(f.blocks, detail::forward_geometry(rows, 8, 1).blocks < limit
+                              ? detail::forward_geometry(rows, 8, 1).blocks
+                              : static_cast<unsigned>(limit));
+    }
+}
+
 TEST(CudaLaunch, VectorAccessNeedsAlignedPointersStridesAndWidths) {
   const auto* aligned = reinterpret_cast<const void*>(std::uintptr_t{4096});
   const auto* off16 = reinterpret_cast<const void*>(std::uintptr_t{4096 + 4});

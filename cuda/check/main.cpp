@@ -18,6 +18,10 @@
 
 #include "families.hpp"
 
+#if defined(SCALEREF_CUDA_EMU)
+#include <scaleref/emu/launch.hpp>
+#endif
+
 int main(int argc, char** argv) {
   using namespace scaleref::cuda;
   bool quick = false;
@@ -50,5 +54,16 @@ int main(int argc, char** argv) {
   }
   std::printf("cuda_check: %d checks, %d failed; worst share of tolerance used %.3f\n",
               report.checks(), report.failures(), report.worst_used());
+#if defined(SCALEREF_CUDA_EMU)
+  const scaleref::emu::Stats st = scaleref::emu::stats();
+  std::printf(
+      "emulator: %llu launches, %llu blocks, %llu threads, %llu thread steps in %.1f s "
+      "inside launches: %.3g thread steps/s (schedules:",
+      static_cast<unsigned long long>(st.launches), static_cast<unsigned long long>(st.blocks),
+      static_cast<unsigned long long>(st.threads), static_cast<unsigned long long>(st.resumes),
+      st.seconds, static_cast<double>(st.resumes) / st.seconds);
+  for (const auto& s : scaleref::emu::options().schedules) std::printf(" %s", s.name().c_str());
+  std::printf(", grid limit %u)\n", scaleref::emu::options().max_grid_x);
+#endif
   return report.failures() == 0 ? 0 : 1;
 }

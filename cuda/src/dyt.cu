@@ -93,7 +93,7 @@ void forward(const Params<T>& p, Rows<const T> x, Rows<T> y, Stream stream) {
   check_params(where, p);
   const int V =
       vector_width<T>(where, {x.data, y.data, p.alpha, p.gamma, p.beta}, {x.stride, y.stride});
-  const Geometry g = forward_geometry(x.rows, x.cols, V);
+  const Geometry g = forward_geometry(x.rows, x.cols, V, grid_limit(where));
   with_vector_width<T>(V, [&](auto vc) {
     launch<forward_kernel<Dev<T>, vc()>>(g.blocks, dim3(g.group, g.rows_per_block), 0, stream,
                                          dev(x), dev(y), dev(p.alpha), dev(p.gamma), dev(p.beta));
@@ -110,7 +110,7 @@ void backward(const Params<T>& p, Rows<const T> x, Rows<const T> dy, Rows<T> dx,
   require(!g.dgamma || p.gamma, where, "dgamma asked for, but there is no gamma");
   const int V = vector_width<T>(where, {x.data, dy.data, dx.data, p.alpha, p.gamma},
                                 {x.stride, dy.stride, dx.stride});
-  const Geometry geo = backward_geometry(x.rows, x.cols, V);
+  const Geometry geo = backward_geometry(x.rows, x.cols, V, grid_limit(where));
   using A = Acc<T>;
   const i64 count = 2 * x.cols + 1;
   const PartialPlan<A> plan = plan_partials<A>(where, ws, geo.blocks, count, 2 * x.cols);

@@ -18,6 +18,7 @@ namespace {
 
 using cuda::detail::Dev;
 using cuda::detail::dev;
+using cuda::detail::grid_limit;
 using cuda::detail::i64;
 
 constexpr int kThreads = 256;
@@ -49,7 +50,8 @@ template <class T>
 void fill(const FillLaw& law, std::uint64_t seed, std::uint32_t tensor, Rows<T> out,
           Stream stream) {
   const i64 n = out.rows * out.cols;
-  const i64 blocks = std::min<i64>((n + kThreads - 1) / kThreads, kMaxBlocks);
+  const i64 blocks =
+      std::min({(n + kThreads - 1) / kThreads, kMaxBlocks, grid_limit("cuda::init::draw")});
   launch<fill_kernel<Dev<T>>>(static_cast<unsigned>(blocks), kThreads, 0, stream, law,
                               random::Stream{seed, tensor}, dev(out));
   check_launch("cuda::init::draw");

@@ -137,7 +137,7 @@ void forward(const Params<T>& p, const Config& c, Rows<const T> x, Rows<T> y, Ca
     rstd = cache->rstd.data();
   }
   const int V = vector_width<T>(where, {x.data, y.data, p.gamma, p.beta}, {x.stride, y.stride});
-  const Geometry g = forward_geometry(x.rows, x.cols, V);
+  const Geometry g = forward_geometry(x.rows, x.cols, V, grid_limit(where));
   with_vector_width<T>(V, [&](auto vc) {
     launch<forward_kernel<Dev<T>, vc()>>(g.blocks, dim3(g.group, g.rows_per_block), 0, stream,
                                          dev(x), dev(y), dev(p.gamma), dev(p.beta), Acc<T>(c.eps),
@@ -158,7 +158,7 @@ void backward(const Params<T>& p, const Config&, const Cache<T>& cache, Rows<con
   require(!g.dgamma || p.gamma, where, "dgamma asked for, but there is no gamma");
   const int V =
       vector_width<T>(where, {x.data, dy.data, dx.data, p.gamma}, {x.stride, dy.stride, dx.stride});
-  const Geometry geo = backward_geometry(x.rows, x.cols, V);
+  const Geometry geo = backward_geometry(x.rows, x.cols, V, grid_limit(where));
   using A = Acc<T>;
   const bool want = g.dgamma || g.dbeta;
   const i64 count = 2 * x.cols;

@@ -1,5 +1,6 @@
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <scaleref/cuda/kernel.hpp>
 #include <scaleref/cuda/philox_fill.hpp>
 #include <scaleref/error.hpp>
@@ -39,8 +40,10 @@ std::vector<double> philox_fill(std::uint64_t seed, std::uint32_t tensor, std::s
   if (n == 0) return host;
   double* dev = nullptr;
   check(cudaMalloc(&dev, n * sizeof(double)), "cudaMalloc");
-  launch<fill>(static_cast<unsigned>((n + 255) / 256 < 1024 ? (n + 255) / 256 : 1024), 256, 0,
-               nullptr, seed, tensor, n, draw, dev);
+  int limit = 0;  // the device's grid limit (the emulator's may be lowered)
+  cudaDeviceGetAttribute(&limit, cudaDevAttrMaxGridDimX, 0);
+  const std::size_t blocks = std::min<std::size_t>({(n + 255) / 256, 1024, std::size_t(limit)});
+  launch<fill>(static_cast<unsigned>(blocks), 256, 0, nullptr, seed, tensor, n, draw, dev);
   cudaError_t e = cudaGetLastError();
   if (e == cudaSuccess)
     e = cudaMemcpy(host.data(), dev, n * sizeof(double), cudaMemcpyDeviceToHost);

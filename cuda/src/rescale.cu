@@ -48,12 +48,12 @@ struct Layout {
   unsigned blocks = 0;
 };
 
-Layout layout_of(i64 rows, i64 cols) {
+Layout layout_of(i64 rows, i64 cols, i64 max_blocks) {
   Layout l;
   l.n = rows * cols;
   l.cols = cols;
-  const i64 want =
-      std::clamp<i64>((l.n + kMinEntriesPerBlock - 1) / kMinEntriesPerBlock, 1, kMaxRescaleBlocks);
+  const i64 want = std::clamp<i64>((l.n + kMinEntriesPerBlock - 1) / kMinEntriesPerBlock, 1,
+                                   std::min(kMaxRescaleBlocks, max_blocks));
   l.chunk = (l.n + want - 1) / want;
   l.blocks = static_cast<unsigned>((l.n + l.chunk - 1) / l.chunk);  // each block has entries
   l.step_rows = kThreads / cols;
@@ -249,7 +249,7 @@ struct HostStats {
 // deviations) or its sum of squares (the norm). One synchronization.
 template <class T>
 HostStats reduce(const char* where, Rows<const T> w, bool centered, Workspace& ws, Stream stream) {
-  const Layout l = layout_of(w.rows, w.cols);
+  const Layout l = layout_of(w.rows, w.cols, grid_limit(where));
   const std::size_t partial_bytes = std::size_t(l.blocks) * sizeof(double);
   auto* base = static_cast<unsigned char*>(ws.get(kStatsBytes + 2 * partial_bytes));
   auto* st = reinterpret_cast<DeviceStats*>(base);
@@ -353,7 +353,7 @@ void to_target(const char* where, Rows<const T> w, Rows<T> out, const HostStats&
             ": the entry ", v, " maps to ", image, " (target std ", target, ", mean ", m.mean,
             ", std ", m.std, ")");
   }
-  const Layout l = layout_of(w.rows, w.cols);
+  const Layout l = layout_of(w.rows, w.cols, grid_limit(where));
   launch<affine_kernel<Dev<T>>>(l.blocks, kThreads, 0, stream, dev(w), dev(out), l, m.mean, m.std,
                                 target);
   check_launch(where);
@@ -417,7 +417,7 @@ Outcome uwr(Rows<const T> w, Rows<T> out, Workspace& ws, Stream stream) {
   const double norm = std::ldexp(std::sqrt(s.squares), s.e);
   require(norm > 0, where, "expected W != 0, got an all-zero W [", w.rows, "x", w.cols,
           "]: ||W||_F = 0 cannot be rescaled to 1");
-  const Layout l = layout_of(w.rows, w.cols);
+  const Layout l = layout_of(w.rows, w.cols, grid_limit(where));
   launch<divide_kernel<Dev<T>>>(l.blocks, kThreads, 0, stream, dev(w), dev(out), l, norm);
   check_launch(where);
   return {true, 0.0, norm, 0.0};

@@ -122,7 +122,7 @@ void forward(const Params<T>& p, const Config& c, Rows<const T> x, Rows<T> y, Ca
     rstd = cache->rstd.data();
   }
   const int V = vector_width<T>(where, {x.data, y.data, p.gamma}, {x.stride, y.stride, w});
-  const Geometry g = forward_geometry(x.rows, w, V);
+  const Geometry g = forward_geometry(x.rows, w, V, grid_limit(where));
   with_vector_width<T>(V, [&](auto vc) {
     launch<forward_kernel<Dev<T>, vc()>>(g.blocks, dim3(g.group, g.rows_per_block), 0, stream,
                                          dev(x), dev(y), dev(p.gamma), c.heads, Acc<T>(c.eps),
@@ -144,7 +144,7 @@ void backward(const Params<T>& p, const Config& c, const Cache<T>& cache, Rows<c
   const i64 w = x.cols / c.heads;
   const int V = vector_width<T>(where, {x.data, dy.data, dx.data, p.gamma},
                                 {x.stride, dy.stride, dx.stride, w});
-  const Geometry geo = backward_geometry(x.rows, w, V);
+  const Geometry geo = backward_geometry(x.rows, w, V, grid_limit(where));
   using A = Acc<T>;
   const PartialPlan<A> plan =
       g.dgamma ? plan_partials<A>(where, ws, geo.blocks, x.cols, x.cols) : PartialPlan<A>{};

@@ -110,9 +110,9 @@ __global__ void sum_parts_kernel(const D* parts, int branches, i64 part, Rows<D>
 
 template <class T>
 void scale_columns(Rows<const T> z, Rows<T> y, const T* a, Stream stream) {
-  const int V = vector_width<T>("cuda::scalevec: scale_columns", {z.data, y.data, a},
-                                {z.stride, y.stride, z.cols});
-  const Geometry g = forward_geometry(z.rows, z.cols, V);
+  constexpr const char* where = "cuda::scalevec: scale_columns";
+  const int V = vector_width<T>(where, {z.data, y.data, a}, {z.stride, y.stride, z.cols});
+  const Geometry g = forward_geometry(z.rows, z.cols, V, grid_limit(where));
   with_vector_width<T>(V, [&](auto vc) {
     launch<scale_columns_kernel<Dev<T>, vc()>>(g.blocks, dim3(g.group, g.rows_per_block), 0, stream,
                                                dev(z), dev(y), dev(a));
@@ -129,7 +129,7 @@ void scale_columns_backward(Rows<const T> z, Rows<const T> dy, Rows<T> dz, const
   const i64 w = z.cols;
   const int V =
       vector_width<T>(where, {z.data, dy.data, dz.data, a}, {z.stride, dy.stride, dz.stride, w});
-  const Geometry geo = backward_geometry(z.rows, w, V);
+  const Geometry geo = backward_geometry(z.rows, w, V, grid_limit(where));
   const PartialPlan<A> plan = da ? plan_partials<A>(where, ws, geo.blocks, w, w) : PartialPlan<A>{};
   with_vector_width<T>(V, [&](auto vc) {
     constexpr auto kernel = scale_columns_backward_kernel<Dev<T>, vc()>;
@@ -148,7 +148,7 @@ void scale_columns_backward(Rows<const T> z, Rows<const T> dy, Rows<T> dz, const
 template <class T>
 void sum_parts(const T* parts, int branches, i64 part, Rows<T> out, Stream stream) {
   const i64 n = out.rows * out.cols;
-  const i64 grid = std::min<i64>((n + 255) / 256, kMaxBlocks);
+  const i64 grid = std::min({(n + 255) / 256, kMaxBlocks, grid_limit("cuda::scalevec: sum_parts")});
   launch<sum_parts_kernel<Dev<T>>>(static_cast<unsigned>(grid), 256, 0, stream, dev(parts),
                                    branches, part, dev(out));
   check_launch("cuda::scalevec: sum_parts");

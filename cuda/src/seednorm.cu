@@ -344,7 +344,7 @@ void run_forward(const char* where, const Params<T>& p, const Config& c, const C
       cond ? width_for(where, p, c, w, {x.data, y.data, cond->gamma_c.data, cond->eta_c.data},
                        {x.stride, y.stride, cond->gamma_c.stride, cond->eta_c.stride})
            : width_for(where, p, c, w, {x.data, y.data}, {x.stride, y.stride});
-  const Geometry g = forward_geometry(x.rows, w, V);
+  const Geometry g = forward_geometry(x.rows, w, V, grid_limit(where));
   const std::size_t smem = sizeof(Acc<T>) * c.heads * g.rows_per_block;
   with_vector_width<T>(V, [&](auto vc) {
     launch<forward_kernel<Dev<T>, vc(), kAda>>(g.blocks, dim3(g.group, g.rows_per_block), smem,
@@ -384,7 +384,7 @@ void run_backward(const char* where, const Params<T>& p, const Config& c, const 
   }
   const i64 w = x.cols / c.heads;
   const int V = width_for(where, p, c, w, ptrs, strides);
-  const Geometry geo = backward_geometry(x.rows, w, V);
+  const Geometry geo = backward_geometry(x.rows, w, V, grid_limit(where));
   using A = Acc<T>;
   const bool alpha_vector = c.alpha == AlphaForm::vector;
   const i64 count = 2 * x.cols + (alpha_vector ? x.cols : c.alpha == AlphaForm::scalar ? 1 : 0);

@@ -44,9 +44,19 @@ bool is_device(const void* p, std::size_t bytes);
 // allocator left them, else what was written where.
 std::string check_padding(const Span& s);
 // Makes the first `bytes` of the dynamic shared memory accessible, the rest
-// of its pages not (out-of-bounds accesses fault), and fills them with 0xff.
+// of its pages not (out-of-bounds accesses fault).
 void arm_dynamic_shared(std::size_t bytes);
+
+// Shared memory's poison: the 16-bit unit 0xfff1 repeated, a NaN read as
+// bf16 (0xfff1), fp32 (0xfff1fff1) or fp64 (0xfff1fff1fff1fff1), and kept by
+// arithmetic on it (a NaN operand's payload carries to the result) and by
+// the conversion to bf16. An fp32 or fp64 result computed from shared memory
+// that no thread wrote holds the 32-bit word 0xfff1fff1.
+inline constexpr std::uint32_t kPoisonWord = 0xfff1fff1u;
+void poison(void* p, std::size_t bytes);
 void poison_dynamic_shared(std::size_t bytes);
+// The byte offsets of the 4-byte-aligned poison words in each span.
+std::vector<std::vector<std::size_t>> poison_words(const std::vector<Span>& spans);
 // Installs the fault handler (once) and an alternate signal stack for this thread.
 void install_fault_handler();
 // Fiber stacks: [lo, hi) is an inaccessible guard below a stack.

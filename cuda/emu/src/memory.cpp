@@ -284,8 +284,22 @@ void arm_dynamic_shared(std::size_t bytes) {
   g_arena_open = bytes;
 }
 
-void poison_dynamic_shared(std::size_t bytes) {
-  if (bytes) std::memset(arena(), 0xff, bytes);
+void poison(void* p, std::size_t bytes) {
+  auto* b = static_cast<unsigned char*>(p);
+  for (std::size_t i = 0; i < bytes; ++i) b[i] = (i & 1) ? 0xff : 0xf1;  // little-endian 0xfff1
+}
+
+void poison_dynamic_shared(std::size_t bytes) { poison(arena(), bytes); }
+
+std::vector<std::vector<std::size_t>> poison_words(const std::vector<Span>& spans) {
+  std::vector<std::vector<std::size_t>> out(spans.size());
+  for (std::size_t k = 0; k < spans.size(); ++k)
+    for (std::size_t at = 0; at + 4 <= spans[k].bytes; at += 4) {
+      std::uint32_t w;
+      std::memcpy(&w, spans[k].data + at, 4);
+      if (w == kPoisonWord) out[k].push_back(at);
+    }
+  return out;
 }
 
 }  // namespace memory

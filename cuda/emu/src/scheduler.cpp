@@ -501,6 +501,27 @@ struct Snapshot {
   }
 };
 
+// "" unless the launch left the shared-memory poison somewhere in device
+// memory it did not hold before: a result computed from shared memory that
+// no thread of the block had written.
+std::string poison_written(const detail::Launch& l, const std::vector<memory::Span>& spans,
+                           const std::vector<std::vector<std::size_t>>& before) {
+  const auto after = memory::poison_words(spans);
+  for (std::size_t k = 0; k < spans.size(); ++k)
+    for (std::size_t at : after[k])
+      if (!std::binary_search(before[k].begin(), before[k].end(), at)) {
+        char b[300];
+        std::snprintf(b, sizeof b,
+                      "kernel %s: wrote a value computed from shared memory that no "
+                      "thread had written (the poison NaN 0x%08x) at byte %zu of the %zu-byte "
+                      "allocation at %p",
+                      l.name, memory::kPoisonWord, at, spans[k].bytes,
+                      static_cast<const void*>(spans[k].data));
+        return b;
+      }
+  return "";
+}
+
 std::string config_error(const detail::Launch& l, const Options& o) {
   const dim3 g = l.grid, b = l.block;
   std::ostringstream s;
@@ -540,6 +561,17 @@ void describe_position(char* buf, std::size_t size) {
 
 namespace detail {
 
+std::string readable_kernel_name(std::string_view f) {
+  const auto at = f.find("Kernel = ");
+  if (at == std::string_view::npos) return std::string(f);
+  f = f.substr(at + 9);
+  f = f.substr(0, f.rfind(']'));
+  if (!f.empty() && f.front() == '&') f.remove_prefix(1);
+  std::string name(f);
+  for (std::size_t p; (p = name.find("{anonymous}::")) != std::string::npos;) name.erase(p, 13);
+  return name;
+}
+
 void barrier(const std::source_location& where) {
   if (!g_block) std::abort();  // __syncthreads outside a kernel
   g_block->arrive_barrier(where);
@@ -576,6 +608,7 @@ void run(const Launch& l) {
   const bool compare = o.schedules.size() > 1;
   const Snapshot before = compare ? Snapshot::of(spans) : Snapshot{};
   Snapshot first;
+  const auto poisoned_before = memory::poison_words(spans);
   memory::arm_dynamic_shared(l.shared_bytes);
   const std::size_t static_bytes =
       static_cast<std::size_t>(__stop_scaleref_emu_shared - __start_scaleref_emu_shared);
@@ -599,7 +632,7 @@ void run(const Launch& l) {
     for (unsigned long long k : order) {
       const uint3 bi{static_cast<unsigned>(k % g.x), static_cast<unsigned>((k / g.x) % g.y),
                      static_cast<unsigned>(k / (1ull * g.x * g.y))};
-      if (static_bytes) std::memset(__start_scaleref_emu_shared, 0xff, static_bytes);
+      memory::poison(__start_scaleref_emu_shared, static_bytes);
       memory::poison_dynamic_shared(l.shared_bytes);
       blockIdx = bi;
       Block block(l, bi, s, salt + k);
@@ -617,6 +650,7 @@ void run(const Launch& l) {
         error = std::string("kernel ") + l.name + ": " + p;
         break;
       }
+    if (error.empty()) error = poison_written(l, spans, poisoned_before);
     if (!error.empty() || !compare) break;
     if (si == 0) {
       first = Snapshot::of(spans);

@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <scaleref/cuda/kernel.hpp>
 #include <scaleref/cuda/types.hpp>
+#include <scaleref/error.hpp>
 #include <type_traits>
 
 namespace scaleref::cuda::detail {
@@ -205,6 +206,17 @@ Dev<T>* dev(T* p) {
 template <class T>
 const Dev<T>* dev(const T* p) {
   return reinterpret_cast<const Dev<T>*>(p);
+}
+
+// The most blocks a grid may have along x on this device, for the launch
+// rules' max_blocks (launch.hpp): 2^31 - 1 on every CUDA GPU, fewer on the
+// emulator when told so (SCALEREF_EMU_MAX_GRID_X).
+inline i64 grid_limit(const char* where) {
+  int device = 0, limit = 0;
+  cudaError_t e = cudaGetDevice(&device);
+  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&limit, cudaDevAttrMaxGridDimX, device);
+  require(e == cudaSuccess, where, "cannot read the device's grid limit: ", cudaGetErrorString(e));
+  return limit;
 }
 
 // Runs f(std::integral_constant<int, V>{}) for the vector width V the host

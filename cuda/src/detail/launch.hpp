@@ -1,9 +1,12 @@
 // Host-side launch rules shared by the row kernels (internal to cuda/src):
 // input checks with messages that name the function, the vector width a call
 // may use, and the launch shape. Every choice that can change a result's bits
-// is a function of the shape and the pointers' alignment only, never of the
-// device (the bitwise replay test relies on it); the device's shared memory
-// decides only where the backward's sums live.
+// is a function of the shape, the pointers' alignment and the grid limit
+// only (the bitwise replay test relies on it). The grid limit is kMaxBlocks on
+// every CUDA GPU (they allow 2^31 - 1 blocks along x); the emulator can be
+// told a smaller one (device.cuh's grid_limit), so that the grid-stride paths
+// run at small sizes. The device's shared memory decides only where the
+// backward's sums live.
 #pragma once
 
 #include <algorithm>
@@ -137,19 +140,21 @@ inline int group_size(i64 width, int V) {
   return g;
 }
 
-// Forward passes: several narrow rows per block, a grid that strides.
-inline Geometry forward_geometry(i64 rows, i64 width, int V) {
+// Forward passes: several narrow rows per block, a grid that strides beyond
+// max_blocks (at most kMaxBlocks).
+inline Geometry forward_geometry(i64 rows, i64 width, int V, i64 max_blocks = kMaxBlocks) {
   const int g = group_size(width, V);
   const int r = std::max(1, kForwardThreads / g);
-  const i64 blocks = std::min((rows + r - 1) / r, kMaxBlocks);
+  const i64 blocks = std::min({(rows + r - 1) / r, kMaxBlocks, max_blocks});
   return {g, r, static_cast<unsigned>(blocks)};
 }
 
 // Backward passes: one row per block at a time, and a block count fixed by
 // the row count alone: each block sums its rows' parameter gradients into
 // its own partial row, the second pass adds the partial rows in order.
-inline Geometry backward_geometry(i64 rows, i64 width, int V) {
-  const i64 blocks = std::min((rows + kRowsPerPartial - 1) / kRowsPerPartial, kMaxPartials);
+inline Geometry backward_geometry(i64 rows, i64 width, int V, i64 max_blocks = kMaxBlocks) {
+  const i64 blocks =
+      std::min({(rows + kRowsPerPartial - 1) / kRowsPerPartial, kMaxPartials, max_blocks});
   return {group_size(width, V), 1, static_cast<unsigned>(blocks)};
 }
 

@@ -88,7 +88,7 @@ __global__ void sum_partials(const AccT<D>* partials, i64 blocks, i64 count, Out
 template <class D>
 void launch_sum_partials(const AccT<D>* partials, i64 blocks, i64 count, const Outputs<D>& outs,
                          cudaStream_t stream) {
-  const i64 grid = std::min<i64>((count + 255) / 256, kMaxBlocks);
+  const i64 grid = std::min({(count + 255) / 256, kMaxBlocks, grid_limit("cuda::sum_partials")});
   launch<sum_partials<D>>(static_cast<unsigned>(grid), 256, 0, stream, partials, blocks, count,
                           outs);
   check_launch("cuda::sum_partials");

@@ -7,7 +7,7 @@
 //   __launch_bounds__(n)     nothing: the bound is not known to the emulator
 //   __shared__               a function-local static in the section
 //                            "scaleref_emu_shared", which the emulator poisons
-//                            (all bytes 0xff: NaN in fp64, fp32 and bf16) before
+//                            (a NaN in fp64, fp32 and bf16: memory.cpp) before
 //                            each block; so `extern __shared__` does not compile
 //                            here: use SCALEREF_DYNAMIC_SHARED (scaleref/cuda/kernel.hpp)
 //   threadIdx, blockIdx,     globals the scheduler sets before it resumes a
@@ -84,6 +84,13 @@ T from_bits(std::uint64_t b) {
   return v;
 }
 
+// The value this lane receives from a shuffle of v.
+template <class T>
+T shuffle(WarpOp op, unsigned mask, T v, int operand, int width,
+          const std::source_location& where) {
+  return from_bits<T>(warp_collective(op, mask, to_bits(v), operand, width, where));
+}
+
 }  // namespace scaleref::emu::detail
 
 inline void __syncthreads(std::source_location where = std::source_location::current()) {
@@ -100,30 +107,28 @@ template <class T>
 T __shfl_sync(unsigned mask, T v, int src_lane, int width = 32,
               std::source_location where = std::source_location::current()) {
   using namespace scaleref::emu::detail;
-  return from_bits<T>(warp_collective(WarpOp::shfl, mask, to_bits(v), src_lane, width, where));
+  return shuffle(WarpOp::shfl, mask, v, src_lane, width, where);
 }
 
 template <class T>
 T __shfl_xor_sync(unsigned mask, T v, int lane_mask, int width = 32,
                   std::source_location where = std::source_location::current()) {
   using namespace scaleref::emu::detail;
-  return from_bits<T>(warp_collective(WarpOp::shfl_xor, mask, to_bits(v), lane_mask, width, where));
+  return shuffle(WarpOp::shfl_xor, mask, v, lane_mask, width, where);
 }
 
 template <class T>
 T __shfl_up_sync(unsigned mask, T v, unsigned delta, int width = 32,
                  std::source_location where = std::source_location::current()) {
   using namespace scaleref::emu::detail;
-  return from_bits<T>(
-      warp_collective(WarpOp::shfl_up, mask, to_bits(v), static_cast<int>(delta), width, where));
+  return shuffle(WarpOp::shfl_up, mask, v, static_cast<int>(delta), width, where);
 }
 
 template <class T>
 T __shfl_down_sync(unsigned mask, T v, unsigned delta, int width = 32,
                    std::source_location where = std::source_location::current()) {
   using namespace scaleref::emu::detail;
-  return from_bits<T>(
-      warp_collective(WarpOp::shfl_down, mask, to_bits(v), static_cast<int>(delta), width, where));
+  return shuffle(WarpOp::shfl_down, mask, v, static_cast<int>(delta), width, where);
 }
 
 inline unsigned __ballot_sync(unsigned mask, int predicate,

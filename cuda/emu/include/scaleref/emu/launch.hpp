@@ -81,18 +81,13 @@ struct ParamsOf<void (*)(P...)> {
   using type = std::tuple<std::decay_t<P>...>;
 };
 
-// The kernel's name, as the compiler spells the template argument.
+// The kernel's name as the compiler spells the template argument, without
+// "{anonymous}::" ("scaleref::cuda::rmsnorm::forward_kernel<float, 4>").
+std::string readable_kernel_name(std::string_view pretty_function);
+
 template <auto Kernel>
 const char* kernel_name() {
-  static const std::string name = [] {
-    const std::string_view f = __PRETTY_FUNCTION__;
-    const auto at = f.find("Kernel = ");
-    if (at == std::string_view::npos) return std::string(f);
-    std::string_view n = f.substr(at + 9);
-    n = n.substr(0, n.rfind(']'));
-    if (!n.empty() && n.front() == '&') n.remove_prefix(1);
-    return std::string(n);
-  }();
+  static const std::string name = readable_kernel_name(__PRETTY_FUNCTION__);
   return name.c_str();
 }
 

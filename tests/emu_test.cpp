@@ -1,0 +1,492 @@
+// The CUDA emulator itself (cuda/emu/): that it runs CUDA's semantics, and
+// that it catches what it promises to catch. Each planted bug (a missing
+// __syncthreads, an off-by-one write past a row, a shuffle that reads a lane
+// outside its mask, a read of shared memory before any write, a launch with
+// more shared memory than was opted in) must fail with a message that names
+// the kernel. The kernels here are small on purpose: each plants one bug in
+// the pattern the project's kernels use.
+#include <cublas_v2.h>
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <cfenv>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <numeric>
+#include <scaleref/cuda/kernel.hpp>
+#include <scaleref/emu/launch.hpp>
+#include <string>
+#include <vector>
+
+namespace {
+
+using scaleref::cuda::launch;
+namespace emu = scaleref::emu;
+
+SCALEREF_DYNAMIC_SHARED(float, emu_test_smem);
+
+// The schedules of one test, restored after it.
+class Schedules {
+ public:
+  explicit Schedules(std::initializer_list<const char*> names) : saved_(emu::options().schedules) {
+    emu::options().schedules.clear();
+    for (const char* n : names) emu::options().schedules.push_back(emu::parse_schedule(n));
+  }
+  ~Schedules() { emu::options().schedules = saved_; }
+
+ private:
+  std::vector<emu::Schedule> saved_;
+};
+
+template <class T>
+class Device {
+ public:
+  explicit Device(std::size_t n, T fill = T(0)) : n_(n) {
+    EXPECT_EQ(cudaMalloc(&p_, n * sizeof(T)), cudaSuccess);
+    upload(std::vector<T>(n, fill));
+  }
+  explicit Device(const std::vector<T>& v) : Device(v.size()) { upload(v); }
+  Device(const Device&) = delete;
+  Device& operator=(const Device&) = delete;
+  ~Device() { cudaFree(p_); }
+  T* get() { return static_cast<T*>(p_); }
+  void upload(const std::vector<T>& v) {
+    EXPECT_EQ(cudaMemcpy(p_, v.data(), n_ * sizeof(T), cudaMemcpyHostToDevice), cudaSuccess);
+  }
+  std::vector<T> download() const {
+    std::vector<T> v(n_);
+    EXPECT_EQ(cudaMemcpy(v.data(), p_, n_ * sizeof(T), cudaMemcpyDeviceToHost), cudaSuccess);
+    return v;
+  }
+
+ private:
+  std::size_t n_;
+  void* p_ = nullptr;
+};
+
+// The last launch's error text ("" when it succeeded); clears it.
+std::string launch_error() {
+  const cudaError_t e = cudaGetLastError();
+  cudaDeviceSynchronize();  // the pending copy of an execution error
+  return e == cudaSuccess ? std::string() : cudaGetErrorString(e);
+}
+
+std::vector<float> iota(std::size_t n) {
+  std::vector<float> v(n);
+  std::iota(v.begin(), v.end(), 1.0f);
+  return v;
+}
+
+// ---- planted bugs -------------------------------------------------------------
+
+// Each thread writes its entry, then reads its right neighbour's. Without the
+// barrier between the second write and the read, what a thread reads depends
+// on whether its neighbour ran first: 0 (the first phase) or x.
+template <bool kBarrier>
+__global__ void shift_left(const float* x, float* y) {
+  __shared__ float s[64];
+  const unsigned t = threadIdx.x;
+  s[t] = 0;
+  __syncthreads();
+  s[t] = x[t];
+  if constexpr (kBarrier) __syncthreads();
+  y[t] = s[(t + 1) % blockDim.x];
+}
+
+TEST(EmuPlanted, MissingSyncthreadsMakesSchedulesDisagree) {
+  Schedules s({"in-order", "reversed"});
+  Device<float> x(iota(64)), y(64);
+  launch<shift_left<true>>(1, 64, 0, nullptr, x.get(), y.get());
+  EXPECT_EQ(launch_error(), "");
+  EXPECT_EQ(y.download()[0], 2.0f);
+  launch<shift_left<false>>(1, 64, 0, nullptr, x.get(), y.get());
+  const std::string e = launch_error();
+  EXPECT_NE(e.find("shift_left<false>"), std::string::npos) << e;
+  EXPECT_NE(e.find("results differ between schedules in-order and reversed"), std::string::npos)
+      << e;
+}
+
+// Row i of y = 2 x; the loop's `<=` writes one entry past the row.
+__global__ void scale_rows_off_by_one(const float* x, float* y, int cols) {
+  const int i = static_cast<int>(blockIdx.x);
+  for (int j = static_cast<int>(threadIdx.x); j <= cols; j += static_cast<int>(blockDim.x))
+    y[i * cols + j] = 2.0f * (j < cols ? x[i * cols + j] : 0.0f);
+}
+
+TEST(EmuPlanted, OffByOneWritePastTheLastRowIsFoundInThePadding) {
+  // 3 x 7 floats = 84 bytes: the entry past the end is in the allocation's padding.
+  Device<float> x(iota(21)), y(21);
+  launch<scale_rows_off_by_one>(3, 32, 0, nullptr, x.get(), y.get(), 7);
+  const std::string e = launch_error();
+  EXPECT_NE(e.find("kernel scale_rows_off_by_one"), std::string::npos) << e;
+  EXPECT_NE(e.find("wrote 0 bytes past the end of the 84-byte allocation"), std::string::npos) << e;
+}
+
+// 4 x 1024 floats = 16 KiB, a whole number of pages: the entry past the end
+// is on the guard page.
+void off_by_one_past_a_page() {
+  Device<float> x(4096, 1.0f), y(4096);
+  launch<scale_rows_off_by_one>(4, 256, 0, nullptr, x.get(), y.get(), 1024);
+}
+
+TEST(EmuPlantedDeathTest, OffByOneWritePastAPageFaultsNamingKernelBlockAndThread) {
+  EXPECT_EXIT(
+      off_by_one_past_a_page(), ::testing::ExitedWithCode(70),
+      "memcheck: out-of-bounds write at 0x[0-9a-f]+, 0 bytes past the end of a 16384-byte "
+      "allocation .* in kernel scale_rows_off_by_one, block \\(3, 0, 0\\), thread \\(0, 0, 0\\)");
+}
+
+// A half-warp sum whose butterfly starts one step too wide: offset 16 reads
+// lanes 16..31, which the mask 0x0000ffff leaves out.
+__global__ void half_warp_sum(const float* x, float* out) {
+  float v = x[threadIdx.x];
+  if (threadIdx.x < 16) {
+    for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_xor_sync(0x0000ffffu, v, offset);
+    if (threadIdx.x == 0) *out = v;
+  }
+}
+
+TEST(EmuPlanted, ShuffleFromALaneOutsideTheMaskIsAnError) {
+  Device<float> x(iota(32)), out(1);
+  launch<half_warp_sum>(1, 32, 0, nullptr, x.get(), out.get());
+  const std::string e = launch_error();
+  EXPECT_NE(e.find("kernel half_warp_sum, block (0, 0, 0)"), std::string::npos) << e;
+  EXPECT_NE(e.find("reads lane 16"), std::string::npos) << e;
+  EXPECT_NE(e.find("a lane its mask does not name"), std::string::npos) << e;
+}
+
+// Reads its shared entry before writing it.
+__global__ void read_before_write(float* out) {
+  __shared__ float s[32];
+  out[threadIdx.x] = 2.0f * s[threadIdx.x];
+  s[threadIdx.x] = 1.0f;
+}
+
+TEST(EmuPlanted, ReadOfSharedMemoryBeforeAnyWriteIsFound) {
+  Device<float> out(32);
+  launch<read_before_write>(1, 32, 0, nullptr, out.get());
+  const std::string e = launch_error();
+  EXPECT_NE(e.find("kernel read_before_write"), std::string::npos) << e;
+  EXPECT_NE(e.find("shared memory that no thread had written"), std::string::npos) << e;
+}
+
+__global__ void fill_from_shared(float* out, int n) {
+  for (int i = static_cast<int>(threadIdx.x); i < n; i += static_cast<int>(blockDim.x))
+    emu_test_smem[i] = static_cast<float>(i);
+  __syncthreads();
+  out[threadIdx.x] = emu_test_smem[n - 1 - static_cast<int>(threadIdx.x)];
+}
+
+TEST(EmuPlanted, MoreDynamicSharedMemoryThanOptedInIsAnError) {
+  constexpr int n = 16384;  // 64 KiB: more than the 48 KiB a launch gets without opting in
+  Device<float> out(32);
+  launch<fill_from_shared>(1, 32, n * sizeof(float), nullptr, out.get(), n);
+  std::string e = launch_error();
+  EXPECT_NE(e.find("kernel fill_from_shared: launched with 65536 bytes of dynamic shared memory, "
+                   "but it may use 49152"),
+            std::string::npos)
+      << e;
+  EXPECT_EQ(cudaFuncSetAttribute(fill_from_shared, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 n * sizeof(float)),
+            cudaSuccess);
+  launch<fill_from_shared>(1, 32, n * sizeof(float), nullptr, out.get(), n);
+  EXPECT_EQ(launch_error(), "");
+  EXPECT_EQ(out.download()[0], static_cast<float>(n - 1));
+  // Beyond the 227 KiB one block may opt in to, the attribute itself is refused.
+  EXPECT_EQ(cudaFuncSetAttribute(fill_from_shared, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 228 * 1024),
+            cudaErrorInvalidValue);
+  cudaGetLastError();
+}
+
+// ---- barriers and collectives that can never complete -----------------------
+
+__global__ void early_exit_then_barrier(float* out) {
+  if (threadIdx.x < 16) return;
+  __syncthreads();
+  out[threadIdx.x] = 1;
+}
+
+__global__ void two_barriers(float* out) {
+  if (threadIdx.x % 2)
+    __syncthreads();
+  else
+    __syncthreads();
+  out[threadIdx.x] = 1;
+}
+
+__global__ void lane_exits_before_shuffle(float* out) {
+  if (threadIdx.x == 5) return;
+  out[threadIdx.x] = __shfl_xor_sync(0xffffffffu, 1.0f, 1);
+}
+
+TEST(EmuBarriers, ExitedThreadsAndDifferentBarriersAndMissingLanesAreErrors) {
+  Device<float> out(64);
+  launch<early_exit_then_barrier>(1, 64, 0, nullptr, out.get());
+  std::string e = launch_error();
+  EXPECT_NE(e.find("kernel early_exit_then_barrier"), std::string::npos) << e;
+  EXPECT_NE(e.find("a divergent __syncthreads"), std::string::npos) << e;
+  EXPECT_NE(e.find("has exited"), std::string::npos) << e;
+
+  launch<two_barriers>(1, 64, 0, nullptr, out.get());
+  e = launch_error();
+  EXPECT_NE(e.find("kernel two_barriers"), std::string::npos) << e;
+  EXPECT_NE(e.find("a divergent __syncthreads"), std::string::npos) << e;
+  EXPECT_NE(e.find("emu_test.cpp:"), std::string::npos) << e;
+
+  launch<lane_exits_before_shuffle>(1, 32, 0, nullptr, out.get());
+  e = launch_error();
+  EXPECT_NE(e.find("kernel lane_exits_before_shuffle"), std::string::npos) << e;
+  EXPECT_NE(e.find("for lane 5, named in its mask, which has exited"), std::string::npos) << e;
+}
+
+// ---- CUDA's semantics -------------------------------------------------------
+
+// Every thread of a 3-D grid of 3-D blocks writes its global linear index.
+__global__ void write_ids(unsigned* out) {
+  const unsigned block = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+  const unsigned thread = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+  out[block * blockDim.x * blockDim.y * blockDim.z + thread] = block * 1000 + thread;
+}
+
+TEST(EmuSemantics, EveryThreadOfEveryBlockRunsOnceWithItsCoordinates) {
+  Schedules s({"in-order", "reversed", "random:3"});
+  const dim3 grid(3, 2, 2), block(4, 3, 2);
+  Device<unsigned> out(12 * 24, 0u);
+  launch<write_ids>(grid, block, 0, nullptr, out.get());
+  ASSERT_EQ(launch_error(), "");
+  const auto v = out.download();
+  for (unsigned b = 0; b < 12; ++b)
+    for (unsigned t = 0; t < 24; ++t) EXPECT_EQ(v[b * 24 + t], b * 1000 + t);
+}
+
+// Lane l of each warp: shfl from lane 3 of its 8-lane segment, up by 2, down
+// by 2 (own value at the segment's edges), xor 5, a ballot and votes of l odd.
+__global__ void shuffles(const int* x, int* out) {
+  const int v = x[threadIdx.x];
+  const unsigned t = threadIdx.x;
+  out[6 * t + 0] = __shfl_sync(0xffffffffu, v, 3, 8);
+  out[6 * t + 1] = __shfl_up_sync(0xffffffffu, v, 2, 8);
+  out[6 * t + 2] = __shfl_down_sync(0xffffffffu, v, 2, 8);
+  out[6 * t + 3] = __shfl_xor_sync(0xffffffffu, v, 5);
+  out[6 * t + 4] = static_cast<int>(__ballot_sync(0xffffffffu, v % 2));
+  out[6 * t + 5] = __any_sync(0xffffffffu, v == 40) * 2 + __all_sync(0xffffffffu, v >= 0);
+}
+
+TEST(EmuSemantics, WarpShufflesAndVotesFollowCuda) {
+  std::vector<int> x(64);
+  std::iota(x.begin(), x.end(), 0);
+  Device<int> dx(x), out(6 * 64);
+  launch<shuffles>(1, 64, 0, nullptr, dx.get(), out.get());
+  ASSERT_EQ(launch_error(), "");
+  const auto o = out.download();
+  for (int t = 0; t < 64; ++t) {
+    const int lane = t % 32, base = t - lane, seg = lane & ~7;
+    EXPECT_EQ(o[6 * t + 0], base + seg + 3) << t;
+    EXPECT_EQ(o[6 * t + 1], lane - 2 >= seg ? t - 2 : t) << t;
+    EXPECT_EQ(o[6 * t + 2], lane + 2 < seg + 8 ? t + 2 : t) << t;
+    EXPECT_EQ(o[6 * t + 3], base + (lane ^ 5)) << t;
+    EXPECT_EQ(static_cast<unsigned>(o[6 * t + 4]), 0xaaaaaaaau) << t;
+    EXPECT_EQ(o[6 * t + 5], (t < 32 ? 0 : 2) + 1) << t;
+  }
+}
+
+// The project's reduction pattern: warp butterflies, then one warp over the
+// warps' sums. Bitwise the same under every schedule.
+__global__ void block_sum(const double* x, double* out) {
+  __shared__ double warp_sums[32];
+  double v = x[blockIdx.x * blockDim.x + threadIdx.x];
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+  if (threadIdx.x % 32 == 0) warp_sums[threadIdx.x / 32] = v;
+  __syncthreads();
+  if (threadIdx.x < 32) {
+    v = threadIdx.x < blockDim.x / 32 ? warp_sums[threadIdx.x] : 0.0;
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+    if (threadIdx.x == 0) out[blockIdx.x] = v;
+  }
+}
+
+TEST(EmuSemantics, AReductionIsTheSameUnderEverySchedule) {
+  std::vector<double> x(4 * 256);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = std::sin(static_cast<double>(i)) * 1e3;
+  Device<double> dx(x), out(4);
+  const emu::Stats before = emu::stats();
+  {
+    Schedules s({"in-order", "reversed", "random:1", "random:2"});
+    launch<block_sum>(4, 256, 0, nullptr, dx.get(), out.get());
+    ASSERT_EQ(launch_error(), "");
+  }
+  const emu::Stats after = emu::stats();
+  EXPECT_EQ(after.launches - before.launches, 1u);
+  EXPECT_EQ(after.blocks - before.blocks, 16u);  // 4 blocks under 4 schedules
+  EXPECT_EQ(after.threads - before.threads, 16u * 256u);
+  const auto o = out.download();
+  for (int b = 0; b < 4; ++b) {
+    double want = 0;
+    for (int t = 0; t < 256; ++t) want += std::fabs(x[b * 256 + t]);
+    EXPECT_NEAR(o[b], std::accumulate(x.begin() + b * 256, x.begin() + (b + 1) * 256, 0.0),
+                256 * 1e-16 * want);
+  }
+}
+
+__global__ void count(unsigned long long* c) { atomicAdd(c, 1ull); }
+
+TEST(EmuSemantics, AtomicsCountEveryThread) {
+  Device<unsigned long long> c(1, 0ull);
+  launch<count>(7, 96, 0, nullptr, c.get());
+  ASSERT_EQ(launch_error(), "");
+  EXPECT_EQ(c.download()[0], 7u * 96u);
+}
+
+TEST(EmuSemantics, LaunchConfigurationsBeyondTheLimitsAreRefused) {
+  Device<unsigned long long> c(1, 0ull);
+  launch<count>(1, 1025, 0, nullptr, c.get());
+  std::string e = launch_error();
+  EXPECT_NE(e.find("invalid configuration argument"), std::string::npos) << e;
+  EXPECT_NE(e.find("kernel count"), std::string::npos) << e;
+  const unsigned saved = emu::options().max_grid_x;
+  emu::options().max_grid_x = 4;
+  launch<count>(5, 32, 0, nullptr, c.get());
+  e = launch_error();
+  emu::options().max_grid_x = saved;
+  EXPECT_NE(e.find("grid (5, 1, 1)"), std::string::npos) << e;
+  int limit = 0;
+  emu::options().max_grid_x = 4;
+  cudaDeviceGetAttribute(&limit, cudaDevAttrMaxGridDimX, 0);
+  emu::options().max_grid_x = saved;
+  EXPECT_EQ(limit, 4);
+}
+
+TEST(EmuSemantics, DirectedRoundingIntrinsicsRoundAsNamed) {
+  const double tiny = std::ldexp(1.0, -60), up = std::nextafter(1.0, 2.0);
+  EXPECT_EQ(__dadd_rn(1.0, tiny), 1.0);
+  EXPECT_EQ(__dadd_ru(1.0, tiny), up);
+  EXPECT_EQ(__dadd_rd(1.0, tiny), 1.0);
+  EXPECT_EQ(__dadd_rz(-1.0, -tiny), -1.0);
+  EXPECT_EQ(__dsub_rd(1.0, tiny), std::nextafter(1.0, 0.0));
+  EXPECT_EQ(__dmul_ru(1.0 + std::ldexp(1.0, -52), 1.0 + std::ldexp(1.0, -52)),
+            1.0 + std::ldexp(1.0, -51) + std::ldexp(1.0, -52));
+  EXPECT_EQ(__ddiv_ru(1.0, 3.0), std::nextafter(__ddiv_rd(1.0, 3.0), 1.0));
+  EXPECT_EQ(__ddiv_rz(-1.0, 3.0), -__ddiv_rd(1.0, 3.0));
+  EXPECT_EQ(__dsqrt_ru(2.0), std::nextafter(__dsqrt_rd(2.0), 2.0));
+  EXPECT_EQ(__fma_ru(1.0, 1.0, tiny), up);
+  EXPECT_EQ(__fma_rd(1.0, 1.0, tiny), 1.0);
+  EXPECT_EQ(__double2float_rz(1.0 + std::ldexp(1.0, -30)), 1.0f);
+  EXPECT_EQ(__double2float_ru(1.0 + std::ldexp(1.0, -30)), std::nextafter(1.0f, 2.0f));
+  EXPECT_EQ(std::fegetround(), FE_TONEAREST);  // each restores the mode
+}
+
+TEST(EmuSemantics, Bfloat16ConversionsRoundToNearestEven) {
+  const auto bits = [](float f) { return __float2bfloat16_rn(f).__x; };
+  EXPECT_EQ(bits(1.0f), 0x3f80);
+  EXPECT_EQ(bits(1.0f + std::ldexp(1.0f, -8)), 0x3f80);        // a tie: to the even 1
+  EXPECT_EQ(bits(1.0f + 3 * std::ldexp(1.0f, -8)), 0x3f82);    // a tie: to the even 1 + 2^-6
+  EXPECT_EQ(bits(1.0f + 5 * std::ldexp(1.0f, -9)), 0x3f81);    // above the tie
+  EXPECT_EQ(bits(std::numeric_limits<float>::max()), 0x7f80);  // rounds up to infinity
+  EXPECT_TRUE(std::isnan(__bfloat162float(__float2bfloat16_rn(std::nanf("")))));
+  EXPECT_EQ(__bfloat162float({0xc0a0}), -5.0f);
+}
+
+// cuBLAS's column-major C = alpha op(A) op(B) + beta C against a plain triple loop.
+TEST(EmuCublas, GemmExFollowsCublasSemanticsForEveryTranspose) {
+  cublasHandle_t h = nullptr;
+  ASSERT_EQ(cublasCreate(&h), CUBLAS_STATUS_SUCCESS);
+  const int m = 5, n = 3, k = 4, ld = 7;  // leading dimensions wider than the matrices
+  for (cublasOperation_t ta : {CUBLAS_OP_N, CUBLAS_OP_T})
+    for (cublasOperation_t tb : {CUBLAS_OP_N, CUBLAS_OP_T}) {
+      std::vector<double> a(ld * 7), b(ld * 7), c(ld * n);
+      for (std::size_t i = 0; i < a.size(); ++i) a[i] = std::cos(1.0 + static_cast<double>(i));
+      for (std::size_t i = 0; i < b.size(); ++i) b[i] = std::sin(2.0 + static_cast<double>(i));
+      for (std::size_t i = 0; i < c.size(); ++i) c[i] = 0.5 * static_cast<double>(i);
+      Device<double> da(a), db(b), dc(c);
+      const double alpha = 1.5, beta = -0.25;
+      ASSERT_EQ(cublasGemmEx_64(h, ta, tb, m, n, k, &alpha, da.get(), CUDA_R_64F, ld, db.get(),
+                                CUDA_R_64F, ld, &beta, dc.get(), CUDA_R_64F, ld, CUBLAS_COMPUTE_64F,
+                                CUBLAS_GEMM_DEFAULT),
+                CUBLAS_STATUS_SUCCESS);
+      const auto got = dc.download();
+      for (int i = 0; i < m; ++i)
+        for (int j = 0; j < n; ++j) {
+          double s = 0;
+          for (int p = 0; p < k; ++p)
+            s += (ta == CUBLAS_OP_N ? a[i + p * ld] : a[p + i * ld]) *
+                 (tb == CUBLAS_OP_N ? b[p + j * ld] : b[j + p * ld]);
+          EXPECT_NEAR(got[i + j * ld], alpha * s + beta * c[i + j * ld], 1e-14)
+              << ta << tb << " " << i << "," << j;
+        }
+      EXPECT_EQ(got[m + 1], c[m + 1]);  // outside the m rows: untouched
+    }
+  cublasDestroy(h);
+}
+
+TEST(EmuCublas, Bfloat16AccumulatesInFloatAndRoundsOnceAndBetaZeroIgnoresC) {
+  cublasHandle_t h = nullptr;
+  ASSERT_EQ(cublasCreate(&h), CUBLAS_STATUS_SUCCESS);
+  // 1 x 1 = sum of 256 products 1 * 2^-9 + 1: in fp32 exactly 1.5; a bf16
+  // accumulator would stall at 1 + 2^-7 steps.
+  const int k = 256;
+  std::vector<__nv_bfloat16> a(k, __float2bfloat16_rn(1.0f)), b(k, __float2bfloat16_rn(0.0f));
+  for (int p = 0; p < k; ++p) b[p] = __float2bfloat16_rn(std::ldexp(1.0f, -9));
+  b[0] = __float2bfloat16_rn(1.0f + std::ldexp(1.0f, -9));
+  Device<__nv_bfloat16> da(a), db(b), dc(1, __float2bfloat16_rn(std::nanf("")));
+  const float one = 1, zero = 0;
+  ASSERT_EQ(cublasGemmEx_64(h, CUBLAS_OP_N, CUBLAS_OP_N, 1, 1, k, &one, da.get(), CUDA_R_16BF, 1,
+                            db.get(), CUDA_R_16BF, k, &zero, dc.get(), CUDA_R_16BF, 1,
+                            CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+            CUBLAS_STATUS_SUCCESS);
+  EXPECT_EQ(__bfloat162float(dc.download()[0]), 1.5f);
+  cublasDestroy(h);
+}
+
+// ---- memcheck -----------------------------------------------------------------
+
+__global__ void touch(float* p) { p[threadIdx.x] += 1.0f; }
+
+__global__ void misaligned(float* p) {
+  auto* d = reinterpret_cast<double*>(reinterpret_cast<char*>(p) + 4);
+  d[threadIdx.x] = 1.0;
+}
+
+void use_after_free() {
+  float* p = nullptr;
+  cudaMalloc(reinterpret_cast<void**>(&p), 1024);
+  cudaFree(p);
+  launch<touch>(1, 32, 0, nullptr, p);
+}
+
+void misaligned_access() {
+  Device<float> p(64);
+  launch<misaligned>(1, 4, 0, nullptr, p.get());
+}
+
+TEST(EmuMemcheckDeathTest, UseAfterFreeIsReportedAsOne) {
+  EXPECT_EXIT(
+      use_after_free(), ::testing::ExitedWithCode(70),
+      "memcheck: use after free: read at 0x[0-9a-f]+, byte 0 of a freed 1024-byte allocation .* "
+      "in kernel touch, block \\(0, 0, 0\\), thread \\(0, 0, 0\\)");
+}
+
+TEST(EmuMemcheckDeathTest, MisalignedAccessIsReportedWithItsKernel) {
+  EXPECT_DEATH(
+      misaligned_access(),
+      "misaligned address 0x[0-9a-f]+ for type 'double'(.|\n)*"
+      "memcheck: a misaligned access \\(above\\), in kernel misaligned, block \\(0, 0, 0\\), "
+      "thread \\(0, 0, 0\\)");
+}
+
+TEST(EmuMemcheck, CopiesAndFreesOutsideDeviceMemoryAreRefused) {
+  std::vector<float> host(16);
+  Device<float> d(16);
+  EXPECT_EQ(cudaMemcpy(host.data(), host.data(), 64, cudaMemcpyHostToDevice),
+            cudaErrorInvalidValue);
+  EXPECT_NE(std::string(cudaGetErrorString(cudaErrorInvalidValue)).find("destination range"),
+            std::string::npos);
+  EXPECT_EQ(cudaMemcpy(d.get(), host.data(), 65, cudaMemcpyHostToDevice), cudaErrorInvalidValue);
+  EXPECT_EQ(cudaFree(host.data()), cudaErrorInvalidDevicePointer);
+  cudaGetLastError();
+}
+
+}  // namespace
