@@ -9,12 +9,11 @@
 #include <omp.h>
 #include <rapidcheck/gtest.h>
 
-#include <Eigen/QR>
-#include <Eigen/SVD>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <random>
+#include <scaleref/eigen_dense.hpp>
 #include <scaleref/metrics/all.hpp>
 #include <scaleref/sampling.hpp>
 #include <scaleref/verify/generators.hpp>

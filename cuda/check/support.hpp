@@ -5,13 +5,13 @@
 // kernel ran; and the report that collects one comparison per output.
 #pragma once
 
-#include <Eigen/Core>
 #include <cmath>
 #include <cstdint>
 #include <functional>
 #include <limits>
 #include <scaleref/cuda/buffer.hpp>
 #include <scaleref/cuda/types.hpp>
+#include <scaleref/eigen.hpp>
 #include <scaleref/random/philox.hpp>
 #include <scaleref/types.hpp>
 #include <string>

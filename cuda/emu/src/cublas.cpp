@@ -6,10 +6,10 @@
 // not cuBLAS's: the two agree to the compute type's rounding, not bitwise.
 #include <cublas_v2.h>
 
-#include <Eigen/Core>
 #include <algorithm>
 #include <cstdint>
 #include <scaleref/cuda/types.hpp>
+#include <scaleref/eigen.hpp>
 #include <string>
 
 #include "internal.hpp"

@@ -9,13 +9,13 @@
 // it holds and where it does not.
 //
 // Tensor ids: 3000-3999.
-#include <Eigen/Eigenvalues>
 #include <algorithm>
 #include <cmath>
 #include <functional>
 #include <limits>
 #include <scaleref/audit/registry.hpp>
 #include <scaleref/autodiff/scalevec.hpp>
+#include <scaleref/eigen_dense.hpp>
 #include <scaleref/scalevec/dynamics.hpp>
 #include <scaleref/scalevec/linear.hpp>
 #include <string>

@@ -12,13 +12,12 @@
 // caption says SDD-1B has the *highest* inter-layer similarity, Sec. 4.4's text
 // says the *lowest*; the two contradict each other, and neither can be
 // recomputed without the trained models.
-#include <Eigen/QR>
-#include <Eigen/SVD>
 #include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <scaleref/audit/registry.hpp>
+#include <scaleref/eigen_dense.hpp>
 #include <scaleref/linalg.hpp>
 #include <scaleref/linear/plain.hpp>
 #include <scaleref/sdd/init.hpp>

@@ -12,7 +12,6 @@
 // measured beside it as "reference_err".
 //
 // Tensor ids 0x5EED0000 + n; each claim draws from its own.
-#include <Eigen/Eigenvalues>
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -20,6 +19,7 @@
 #include <optional>
 #include <scaleref/audit/registry.hpp>
 #include <scaleref/autodiff/norms.hpp>
+#include <scaleref/eigen_dense.hpp>
 #include <scaleref/norm/activation.hpp>
 #include <scaleref/norm/adaseednorm.hpp>
 #include <scaleref/norm/dyt.hpp>

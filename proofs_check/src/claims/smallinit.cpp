@@ -8,9 +8,9 @@
 // F(h) = W_2 phi(W_1 RMSNorm(h)) with RMSNorm(h) = h / RMS(h) (no eps, no
 // gain) and phi an activation contributing an O(1) factor (SiLU here, the
 // FFN's activation in scaleref's LM).
-#include <Eigen/SVD>
 #include <cmath>
 #include <scaleref/audit/registry.hpp>
+#include <scaleref/eigen_dense.hpp>
 #include <scaleref/metrics/activations.hpp>
 #include <scaleref/metrics/tokens.hpp>
 #include <scaleref/metrics/weights.hpp>

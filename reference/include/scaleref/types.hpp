@@ -6,11 +6,10 @@
 // double and Real50 (50 decimal digits, Boost.Multiprecision).
 #pragma once
 
-#include <Eigen/Core>
 #include <boost/multiprecision/cpp_bin_float.hpp>
-#include <boost/multiprecision/eigen.hpp>
 #include <cmath>
 #include <cstdlib>
+#include <scaleref/eigen.hpp>
 #include <sstream>
 #include <string>
 #include <type_traits>

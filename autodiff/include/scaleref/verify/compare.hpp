@@ -12,7 +12,7 @@
 // values printed to full precision, and that largest share.
 #pragma once
 
-#include <Eigen/Core>
+#include <scaleref/eigen.hpp>
 #include <scaleref/types.hpp>
 #include <string>
 
