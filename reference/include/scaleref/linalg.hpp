@@ -25,16 +25,17 @@ namespace scaleref {
 
 inline constexpr Eigen::Index kMatmulRowBlock = 128;
 
-// C = A B for A [n, k], B [k, m]; S defaults to A's scalar type.
-template <class S = void, class DA, class DB>
-auto matmul(const Eigen::MatrixBase<DA>& a, const Eigen::MatrixBase<DB>& b)
-    -> Mat<std::conditional_t<std::is_void_v<S>, typename DA::Scalar, S>> {
-  using T = std::conditional_t<std::is_void_v<S>, typename DA::Scalar, S>;
+// c = A B for A [n, k], B [k, m], written into c (resized; c must not alias a or b).
+template <class T, class DA, class DB>
+void matmul(const Eigen::MatrixBase<DA>& a, const Eigen::MatrixBase<DB>& b, Mat<T>& c) {
   require(a.cols() == b.rows(), "matmul", "expected a.cols() == b.rows(), got a [", a.rows(), "x",
           a.cols(), "] and b [", b.rows(), "x", b.cols(), "]");
   const Eigen::Index n = a.rows(), k = a.cols(), m = b.cols();
-  Mat<T> c = Mat<T>::Zero(n, m);
-  if (n == 0 || m == 0 || k == 0) return c;
+  c.resize(n, m);
+  if (n == 0 || m == 0 || k == 0) {
+    c.setZero();
+    return;
+  }
   const Eigen::Index blocks = (n + kMatmulRowBlock - 1) / kMatmulRowBlock;
   // Threads only pay off once a block holds real work.
   const bool parallel = blocks > 1 && static_cast<double>(k) * static_cast<double>(m) * n > 1e5;
@@ -44,10 +45,19 @@ auto matmul(const Eigen::MatrixBase<DA>& a, const Eigen::MatrixBase<DB>& b)
     if constexpr (std::is_floating_point_v<T>) {
       c.middleRows(i0, rows).noalias() = a.middleRows(i0, rows) * b;
     } else {
+      c.middleRows(i0, rows).setZero();
       for (Eigen::Index i = i0; i < i0 + rows; ++i)
         for (Eigen::Index kk = 0; kk < k; ++kk) c.row(i).noalias() += a(i, kk) * b.row(kk);
     }
   }
+}
+
+// C = A B for A [n, k], B [k, m]; S defaults to A's scalar type.
+template <class S = void, class DA, class DB>
+auto matmul(const Eigen::MatrixBase<DA>& a, const Eigen::MatrixBase<DB>& b)
+    -> Mat<std::conditional_t<std::is_void_v<S>, typename DA::Scalar, S>> {
+  Mat<std::conditional_t<std::is_void_v<S>, typename DA::Scalar, S>> c;
+  matmul(a, b, c);
   return c;
 }
 

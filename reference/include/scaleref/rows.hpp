@@ -10,6 +10,7 @@
 // and apex, here on the CPU).
 #pragma once
 
+#include <algorithm>
 #include <scaleref/types.hpp>
 
 namespace scaleref {
@@ -27,19 +28,32 @@ void for_each_row(Eigen::Index n, Eigen::Index width, F&& f) {
   for (Eigen::Index i = 0; i < n; ++i) f(i);
 }
 
+// total = the sum over rows of f's contributions, [1, width], written into total.
+// The per-block partial sums and each block's accumulator live in per-thread
+// buffers that keep their storage between calls, so a repeated call with the
+// same shape allocates nothing.
 template <class S, class F>
-Mat<S> sum_rows(Eigen::Index n, Eigen::Index width, F&& f) {
+void sum_rows(Eigen::Index n, Eigen::Index width, F&& f, Mat<S>& total) {
   const Eigen::Index blocks = (n + kRowBlock - 1) / kRowBlock;
-  Mat<S> partial = Mat<S>::Zero(blocks, width);
+  thread_local Mat<S> partial_storage;
+  Mat<S>& partial = partial_storage;  // the calling thread's, shared with its team below
+  partial.setZero(blocks, width);
 #pragma omp parallel for schedule(static) if (blocks > 1 && n * width >= kParallelEntries)
   for (Eigen::Index b = 0; b < blocks; ++b) {
-    Mat<S> acc = Mat<S>::Zero(1, width);
+    thread_local Mat<S> acc;  // each thread's own
+    acc.setZero(1, width);
     const Eigen::Index end = std::min(n, (b + 1) * kRowBlock);
     for (Eigen::Index i = b * kRowBlock; i < end; ++i) f(i, acc);
     partial.row(b) = acc;
   }
-  Mat<S> total = Mat<S>::Zero(1, width);
+  total.setZero(1, width);
   for (Eigen::Index b = 0; b < blocks; ++b) total += partial.row(b);
+}
+
+template <class S, class F>
+Mat<S> sum_rows(Eigen::Index n, Eigen::Index width, F&& f) {
+  Mat<S> total;
+  sum_rows<S>(n, width, f, total);
   return total;
 }
 

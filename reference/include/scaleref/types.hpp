@@ -4,6 +4,15 @@
 // PyTorch [N, D] tensor. Vectors (scale vectors, biases) are 1 x D matrices.
 // Everything numeric is templated on the scalar S and instantiated for
 // double and Real50 (50 decimal digits, Boost.Multiprecision).
+//
+// Storage that is reused. A computation that runs many times with the same
+// shapes (a training step, a layer's forward and backward) writes its results
+// into matrices its caller keeps (an output argument, a Cache, a Grads struct)
+// and sizes them with resize() or setZero(rows, cols), which keep the storage
+// when the shape is unchanged; its temporaries live in those caller-kept
+// structs too. So only the first call allocates. The forms that return a new
+// matrix are wrappers for one-off use. reference/bench/lm_bench.cpp counts
+// the heap allocations of a training step.
 #pragma once
 
 #include <boost/multiprecision/cpp_bin_float.hpp>

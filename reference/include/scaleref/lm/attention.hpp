@@ -25,7 +25,6 @@
 #include <cmath>
 #include <scaleref/lm/projection.hpp>
 #include <scaleref/norm/rmsnorm.hpp>
-#include <string>
 #include <vector>
 
 namespace scaleref::lm {
@@ -41,9 +40,13 @@ struct AttnCache {
   const Mat<S>& o_input() const { return gate.size() ? o_gated : o; }
 };
 
+// The input gradients, and the backward's temporaries (kept with them so that a
+// repeated backward reuses their storage).
 template <class S>
 struct AttnGrads {
   Mat<S> du_q, du_k, du_v;
+  Mat<S> dz, dO, dG, du_gate, dq, dk, dv;
+  std::vector<Mat<S>> dS;  // [b H + h]: dL/dS of each block, [T, T]
 };
 
 namespace detail {
@@ -62,18 +65,19 @@ inline bool attention_parallel(Eigen::Index blocks, Eigen::Index n, Eigen::Index
 
 }  // namespace detail
 
-// out = Attn(u_q, u_k, u_v); probs receives the B H softmax matrices [T, T] (b H + h).
+// out = Attn(u_q, u_k, u_v), written into out; probs receives the B H softmax
+// matrices [T, T] (b H + h), zero above the diagonal.
 template <class S>
-Mat<S> attention_forward(const Config& c, const ParamStore<S>& p, const std::string& layer_prefix,
-                         Eigen::Index B, Eigen::Index T, const Mat<S>& uq, const Mat<S>& uk,
-                         const Mat<S>& uv, AttnCache<S>& k, std::vector<Mat<S>>& probs) {
+void attention_forward(const Config& c, const ParamStore<S>& p, const Name& layer_prefix,
+                       Eigen::Index B, Eigen::Index T, const Mat<S>& uq, const Mat<S>& uk,
+                       const Mat<S>& uv, AttnCache<S>& k, std::vector<Mat<S>>& probs, Mat<S>& out) {
   using std::exp;
   using std::sqrt;
-  const std::string base = layer_prefix + "attn.";
+  const Name base = layer_prefix + "attn.";
   const Eigen::Index N = B * T, d = c.d_model, H = c.n_heads, dh = c.head_dim();
-  k.q = proj_forward(c, p, Proj::q, base + "q.", uq, k.pq);
-  k.k = proj_forward(c, p, Proj::k, base + "k.", uk, k.pk);
-  k.v = proj_forward(c, p, Proj::v, base + "v.", uv, k.pv);
+  proj_forward(c, p, Proj::q, base + "q.", uq, k.pq, k.q);
+  proj_forward(c, p, Proj::k, base + "k.", uk, k.pk, k.k);
+  proj_forward(c, p, Proj::v, base + "v.", uv, k.pv, k.v);
   if (c.qk_norm) {
     k.q = detail::reshaped(norm::rmsnorm::forward<S>({p.at(base + "q_norm.gamma")}, {c.norm_eps},
                                                      detail::reshaped(k.q, N * H, dh), &k.qn),
@@ -82,18 +86,20 @@ Mat<S> attention_forward(const Config& c, const ParamStore<S>& p, const std::str
                                                      detail::reshaped(k.k, N * H, dh), &k.kn),
                            N, d);
   }
-  k.o = Mat<S>::Zero(N, d);
-  probs.assign(static_cast<std::size_t>(B * H), Mat<S>());
+  k.o.resize(N, d);
+  probs.resize(static_cast<std::size_t>(B * H));
   const S scale = S(1) / sqrt(S(static_cast<long>(dh)));
 #pragma omp parallel for schedule(static) if (detail::attention_parallel(B * H, N, d, T))
   for (Eigen::Index bh = 0; bh < B * H; ++bh) {
     const Eigen::Index r0 = (bh / H) * T, c0 = (bh % H) * dh;
-    Mat<S> A = Mat<S>::Zero(T, T);
+    Mat<S>& A = probs[static_cast<std::size_t>(bh)];
+    // A = q_h k_h^T (all of it: a product is faster than the causal half by dot products)
+    A.resize(T, T);
+    A.noalias() = k.q.block(r0, c0, T, dh) * k.k.block(r0, c0, T, dh).transpose();
     for (Eigen::Index i = 0; i < T; ++i) {
-      const auto qi = k.q.row(r0 + i).segment(c0, dh);
       S m = 0;
       for (Eigen::Index j = 0; j <= i; ++j) {
-        A(i, j) = scale * qi.dot(k.k.row(r0 + j).segment(c0, dh));
+        A(i, j) *= scale;
         if (j == 0 || A(i, j) > m) m = A(i, j);
       }
       S sum = 0;
@@ -102,17 +108,14 @@ Mat<S> attention_forward(const Config& c, const ParamStore<S>& p, const std::str
         sum += A(i, j);
       }
       const S inv = S(1) / sum;
-      auto oi = k.o.row(r0 + i).segment(c0, dh);
-      for (Eigen::Index j = 0; j <= i; ++j) {
-        A(i, j) *= inv;
-        oi += A(i, j) * k.v.row(r0 + j).segment(c0, dh);
-      }
+      for (Eigen::Index j = 0; j <= i; ++j) A(i, j) *= inv;
+      for (Eigen::Index j = i + 1; j < T; ++j) A(i, j) = 0;  // causal
     }
-    probs[static_cast<std::size_t>(bh)] = std::move(A);
+    k.o.block(r0, c0, T, dh).noalias() = A * k.v.block(r0, c0, T, dh);
   }
   k.gate.resize(0, 0);
   if (c.gated_attention) {
-    k.gate = matmul<S>(uq, detail::transposed(p.at(base + "gate_proj.W")));
+    matmul(uq, p.at(base + "gate_proj.W").transpose(), k.gate);
     k.o_gated.resize(N, d);
     for_each_row(N, d, [&](Eigen::Index i) {
       for (Eigen::Index h = 0; h < H; ++h) {
@@ -121,77 +124,75 @@ Mat<S> attention_forward(const Config& c, const ParamStore<S>& p, const std::str
       }
     });
   }
-  return proj_forward(c, p, Proj::o, base + "o.", k.o_input(), k.po);
+  proj_forward(c, p, Proj::o, base + "o.", k.o_input(), k.po, out);
 }
 
+// The gradients of u_q, u_k, u_v from dout, into d; writes the parameter gradients into g.
 template <class S>
-AttnGrads<S> attention_backward(const Config& c, const ParamStore<S>& p,
-                                const std::string& layer_prefix, Eigen::Index B, Eigen::Index T,
-                                const Mat<S>& uq, const Mat<S>& uk, const Mat<S>& uv,
-                                const AttnCache<S>& k, const std::vector<Mat<S>>& probs,
-                                const Mat<S>& dout, ParamStore<S>& g) {
-  const std::string base = layer_prefix + "attn.";
-  const Eigen::Index N = B * T, d = c.d_model, H = c.n_heads, dh = c.head_dim();
+void attention_backward(const Config& c, const ParamStore<S>& p, const Name& layer_prefix,
+                        Eigen::Index B, Eigen::Index T, const Mat<S>& uq, const Mat<S>& uk,
+                        const Mat<S>& uv, const AttnCache<S>& k, const std::vector<Mat<S>>& probs,
+                        const Mat<S>& dout, ParamStore<S>& g, AttnGrads<S>& d) {
+  const Name base = layer_prefix + "attn.";
+  const Eigen::Index N = B * T, dm = c.d_model, H = c.n_heads, dh = c.head_dim();
   using std::sqrt;
   // out = P_o(o_in)
-  Mat<S> dO = proj_backward(c, p, Proj::o, base + "o.", k.o_input(), k.po, dout, g);
-  Mat<S> du_gate;
+  d.dz = dout;
+  proj_backward(c, p, Proj::o, base + "o.", k.o_input(), k.po, d.dz, d.dO, g);
   if (c.gated_attention) {
     // dG_h = s_h (1 - s_h) (dY_h . o~_h),  dO_h = s_h dY_h
-    Mat<S> dG(N, H);
-    for_each_row(N, d, [&](Eigen::Index i) {
+    d.dG.resize(N, H);
+    for_each_row(N, dm, [&](Eigen::Index i) {
       for (Eigen::Index h = 0; h < H; ++h) {
         const S s = k.gate(i, h);
-        dG(i, h) =
-            dO.row(i).segment(h * dh, dh).dot(k.o.row(i).segment(h * dh, dh)) * s * (S(1) - s);
-        dO.row(i).segment(h * dh, dh) *= s;
+        d.dG(i, h) =
+            d.dO.row(i).segment(h * dh, dh).dot(k.o.row(i).segment(h * dh, dh)) * s * (S(1) - s);
+        d.dO.row(i).segment(h * dh, dh) *= s;
       }
     });
     // G = u_q W_g^T:  dW_g = dG^T u_q,  du_q += dG W_g
-    g.at(base + "gate_proj.W") = matmul<S>(detail::transposed(dG), uq);
-    du_gate = matmul<S>(dG, p.at(base + "gate_proj.W"));
+    matmul(d.dG.transpose(), uq, g.at(base + "gate_proj.W"));
+    matmul(d.dG, p.at(base + "gate_proj.W"), d.du_gate);
   }
-  // softmax attention, block by block
-  Mat<S> dq = Mat<S>::Zero(N, d), dk = Mat<S>::Zero(N, d), dv = Mat<S>::Zero(N, d);
+  // softmax attention, block by block: dA = dO v^T, dS = A (.) (dA - rowsum(A (.) dA)),
+  // dq = dS k / sqrt(d_h), dk = dS^T q / sqrt(d_h), dv = A^T dO
+  d.dq.resize(N, dm);
+  d.dk.resize(N, dm);
+  d.dv.resize(N, dm);
+  d.dS.resize(static_cast<std::size_t>(B * H));
   const S scale = S(1) / sqrt(S(static_cast<long>(dh)));
-#pragma omp parallel for schedule(static) if (detail::attention_parallel(B * H, N, d, T))
+#pragma omp parallel for schedule(static) if (detail::attention_parallel(B * H, N, dm, T))
   for (Eigen::Index bh = 0; bh < B * H; ++bh) {
     const Eigen::Index r0 = (bh / H) * T, c0 = (bh % H) * dh;
     const Mat<S>& A = probs[static_cast<std::size_t>(bh)];
-    Mat<S> dA(1, T);
+    Mat<S>& dS = d.dS[static_cast<std::size_t>(bh)];
+    const auto dO = d.dO.block(r0, c0, T, dh);
+    dS.resize(T, T);
+    dS.noalias() = dO * k.v.block(r0, c0, T, dh).transpose();  // dA
     for (Eigen::Index i = 0; i < T; ++i) {
-      const auto dOi = dO.row(r0 + i).segment(c0, dh);
       S dot = 0;  // sum_j A_ij dA_ij
-      for (Eigen::Index j = 0; j <= i; ++j) {
-        dA(0, j) = dOi.dot(k.v.row(r0 + j).segment(c0, dh));  // dA_ij = dO_i . v_j
-        dot += A(i, j) * dA(0, j);
-      }
-      auto dqi = dq.row(r0 + i).segment(c0, dh);
-      const auto qi = k.q.row(r0 + i).segment(c0, dh);
-      for (Eigen::Index j = 0; j <= i; ++j) {
-        const S ds = A(i, j) * (dA(0, j) - dot) * scale;  // dS_ij / sqrt(d_h)
-        dqi += ds * k.k.row(r0 + j).segment(c0, dh);
-        dk.row(r0 + j).segment(c0, dh) += ds * qi;
-        dv.row(r0 + j).segment(c0, dh) += A(i, j) * dOi;  // dv_j = sum_i A_ij dO_i
-      }
+      for (Eigen::Index j = 0; j <= i; ++j) dot += A(i, j) * dS(i, j);
+      for (Eigen::Index j = 0; j <= i; ++j) dS(i, j) = A(i, j) * (dS(i, j) - dot) * scale;
+      for (Eigen::Index j = i + 1; j < T; ++j) dS(i, j) = 0;
     }
+    d.dq.block(r0, c0, T, dh).noalias() = dS * k.k.block(r0, c0, T, dh);
+    d.dk.block(r0, c0, T, dh).noalias() = dS.transpose() * k.q.block(r0, c0, T, dh);
+    d.dv.block(r0, c0, T, dh).noalias() = A.transpose() * dO;
   }
   if (c.qk_norm) {  // rmsnorm.hpp backward on the [B T H, d_h] view
     auto rq = norm::rmsnorm::backward<S>({p.at(base + "q_norm.gamma")}, {c.norm_eps}, k.qn,
-                                         detail::reshaped(dq, N * H, dh));
+                                         detail::reshaped(d.dq, N * H, dh));
     auto rk = norm::rmsnorm::backward<S>({p.at(base + "k_norm.gamma")}, {c.norm_eps}, k.kn,
-                                         detail::reshaped(dk, N * H, dh));
+                                         detail::reshaped(d.dk, N * H, dh));
     g.at(base + "q_norm.gamma") = std::move(rq.dgamma);
     g.at(base + "k_norm.gamma") = std::move(rk.dgamma);
-    dq = detail::reshaped(rq.dx, N, d);
-    dk = detail::reshaped(rk.dx, N, d);
+    d.dq = detail::reshaped(rq.dx, N, dm);
+    d.dk = detail::reshaped(rk.dx, N, dm);
   }
-  AttnGrads<S> out;
-  out.du_q = proj_backward(c, p, Proj::q, base + "q.", uq, k.pq, std::move(dq), g);
-  out.du_k = proj_backward(c, p, Proj::k, base + "k.", uk, k.pk, std::move(dk), g);
-  out.du_v = proj_backward(c, p, Proj::v, base + "v.", uv, k.pv, std::move(dv), g);
-  if (du_gate.size()) detail::add_inplace(out.du_q, du_gate);
-  return out;
+  proj_backward(c, p, Proj::q, base + "q.", uq, k.pq, d.dq, d.du_q, g);
+  proj_backward(c, p, Proj::k, base + "k.", uk, k.pk, d.dk, d.du_k, g);
+  proj_backward(c, p, Proj::v, base + "v.", uv, k.pv, d.dv, d.du_v, g);
+  if (c.gated_attention) detail::add_inplace(d.du_q, d.du_gate);
 }
 
 }  // namespace scaleref::lm

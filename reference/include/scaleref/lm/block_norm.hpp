@@ -24,6 +24,7 @@
 // forward returns one output shared by every reading map, or (HG) one per branch.
 #pragma once
 
+#include <array>
 #include <scaleref/lm/config.hpp>
 #include <scaleref/lm/params.hpp>
 #include <scaleref/lm/rowops.hpp>
@@ -31,7 +32,7 @@
 #include <scaleref/norm/layernorm.hpp>
 #include <scaleref/norm/rmsnorm.hpp>
 #include <scaleref/norm/seednorm.hpp>
-#include <string>
+#include <span>
 #include <vector>
 
 namespace scaleref::lm {
@@ -40,6 +41,7 @@ enum class NormSite { attn, ffn, final };
 
 template <class S>
 struct BlockNormCache {
+  norm::rmsnorm::Params<S> rms_params;  // the module's gain, copied from the store
   norm::rmsnorm::Cache<S> rms;
   norm::layernorm::Cache<S> ln;
   norm::dyt::Cache<S> dyt;
@@ -50,9 +52,18 @@ struct BlockNormCache {
   Mat<S> u_hat, ru;           // MD: u / RMS(u), 1 / RMS(u)
 };
 
+// The backward's temporaries, kept between calls so that a repeated backward
+// reuses their storage.
+template <class S>
+struct BlockNormGrads {
+  norm::rmsnorm::Grads<S> rms;
+  Mat<S> dn, dr;
+  std::vector<Mat<S>> dgain;
+};
+
 namespace detail {
 
-inline std::string norm_prefix(const std::string& layer_prefix, NormSite site) {
+inline Name norm_prefix(const Name& layer_prefix, NormSite site) {
   switch (site) {
     case NormSite::attn:
       return layer_prefix + "attn_norm.";
@@ -71,11 +82,13 @@ inline bool module_path(const Config& c, NormSite site) {
   return uses_shared_g(c.scale_vectors);
 }
 
-// HG's per-branch gain names, in output order.
-inline std::vector<std::string> hg_gain_names(const std::string& layer_prefix, NormSite site) {
-  if (site == NormSite::attn)
-    return {layer_prefix + "attn.q.g", layer_prefix + "attn.k.g", layer_prefix + "attn.v.g"};
-  return {layer_prefix + "ffn.gate.g", layer_prefix + "ffn.up.g"};
+// HG's per-branch gains: how many the site has, and the name of branch b's, in output order.
+inline std::size_t hg_branches(NormSite site) { return site == NormSite::attn ? 3 : 2; }
+
+inline Name hg_gain_name(const Name& layer_prefix, NormSite site, std::size_t b) {
+  static constexpr std::array<const char*, 3> attn{"attn.q.g", "attn.k.g", "attn.v.g"};
+  static constexpr std::array<const char*, 2> ffn{"ffn.gate.g", "ffn.up.g"};
+  return layer_prefix + (site == NormSite::attn ? attn[b] : ffn[b]);
 }
 
 inline norm::seednorm::Config seed_config(const Config& c) {
@@ -87,76 +100,84 @@ inline norm::seednorm::Config seed_config(const Config& c) {
 
 }  // namespace detail
 
-// The norm's output(s) for x; layer_prefix is "layers.<l>." (unused for the final norm).
+// The norm's output(s) for x, written into out (one, or one per branch);
+// layer_prefix is "layers.<l>." (unused for the final norm).
 template <class S>
-std::vector<Mat<S>> block_norm_forward(const Config& c, const ParamStore<S>& p,
-                                       const std::string& layer_prefix, NormSite site,
-                                       const Mat<S>& x, BlockNormCache<S>& k) {
-  const std::string pre = detail::norm_prefix(layer_prefix, site);
-  std::vector<Mat<S>> out;
+void block_norm_forward(const Config& c, const ParamStore<S>& p, const Name& layer_prefix,
+                        NormSite site, const Mat<S>& x, BlockNormCache<S>& k,
+                        std::vector<Mat<S>>& out) {
+  const Name pre = detail::norm_prefix(layer_prefix, site);
   if (detail::module_path(c, site)) {
+    out.resize(1);
     switch (c.norm) {
       case NormKind::rmsnorm:
-        out.push_back(norm::rmsnorm::forward<S>({p.at(pre + "gamma")}, {c.norm_eps}, x, &k.rms));
+        k.rms_params.gamma = p.at(pre + "gamma");
+        norm::rmsnorm::forward<S>(k.rms_params, {c.norm_eps}, x, out[0], k.rms);
         break;
       case NormKind::layernorm:
-        out.push_back(norm::layernorm::forward<S>({p.at(pre + "gamma"), p.at(pre + "beta")},
-                                                  {c.norm_eps, true}, x, &k.ln));
+        out[0] = norm::layernorm::forward<S>({p.at(pre + "gamma"), p.at(pre + "beta")},
+                                             {c.norm_eps, true}, x, &k.ln);
         break;
       case NormKind::dyt:
-        out.push_back(
+        out[0] =
             norm::dyt::forward<S>({p.at(pre + "alpha"), p.at(pre + "gamma"), p.at(pre + "beta")},
-                                  {true, c.dyt_alpha_init}, x, &k.dyt));
+                                  {true, c.dyt_alpha_init}, x, &k.dyt);
         break;
       case NormKind::seednorm:
       case NormKind::seednorm_mh:
-        out.push_back(norm::seednorm::forward<S>(
+        out[0] = norm::seednorm::forward<S>(
             {p.at(pre + "alpha"), p.at(pre + "beta"), p.at(pre + "gamma")}, detail::seed_config(c),
-            x, &k.seed));
+            x, &k.seed);
         break;
     }
-    return out;
+    return;
   }
   // scale-vector path: n(x), then the gain(s)
   detail::rms_blocks("lm::forward (block norm n(x))", x, 1, c.norm_eps, k.x_hat, k.rx);
   k.gains.clear();
   if (site != NormSite::final && c.scale_vectors == ScaleVectors::md) {
     const Mat<S>& u = p.at(pre + "u");
-    k.ru = norm::inverse_rms("lm::forward (MD's RMS(u))", u, 0.0);
+    norm::inverse_rms("lm::forward (MD's RMS(u))", u, 0.0, k.ru);
     k.u_hat = u * k.ru(0, 0);
-    k.gains.push_back(k.u_hat * p.at(pre + "r")(0, 0));
+    k.gains.resize(1);
+    k.gains[0] = k.u_hat * p.at(pre + "r")(0, 0);
   } else if (site != NormSite::final && c.scale_vectors == ScaleVectors::hg) {
-    for (const std::string& name : detail::hg_gain_names(layer_prefix, site))
-      k.gains.push_back(p.at(name));
+    k.gains.resize(detail::hg_branches(site));
+    for (std::size_t b = 0; b < k.gains.size(); ++b)
+      k.gains[b] = p.at(detail::hg_gain_name(layer_prefix, site, b));
   }
   if (k.gains.empty()) {
-    out.push_back(k.x_hat);
+    out.resize(1);
+    out[0] = k.x_hat;
   } else {
-    for (const Mat<S>& g : k.gains) out.push_back(detail::scale_cols(k.x_hat, g));
+    out.resize(k.gains.size());
+    for (std::size_t b = 0; b < k.gains.size(); ++b)
+      detail::scale_cols(k.x_hat, k.gains[b], out[b]);
   }
-  return out;
 }
 
-// dL/dx from dy (one gradient per output of forward); writes the norm's
-// parameter gradients into g.
+// dL/dx from dy (one gradient per output of forward), written into dx; writes
+// the norm's parameter gradients into g. d holds the temporaries.
 template <class S>
-Mat<S> block_norm_backward(const Config& c, const ParamStore<S>& p, const std::string& layer_prefix,
-                           NormSite site, const BlockNormCache<S>& k, const std::vector<Mat<S>>& dy,
-                           ParamStore<S>& g) {
-  const std::string pre = detail::norm_prefix(layer_prefix, site);
+void block_norm_backward(const Config& c, const ParamStore<S>& p, const Name& layer_prefix,
+                         NormSite site, const BlockNormCache<S>& k, std::span<const Mat<S>> dy,
+                         ParamStore<S>& g, BlockNormGrads<S>& d, Mat<S>& dx) {
+  const Name pre = detail::norm_prefix(layer_prefix, site);
   if (detail::module_path(c, site)) {
     switch (c.norm) {
       case NormKind::rmsnorm: {  // rmsnorm.hpp: dgamma, dx (seednorm eq. 2)
-        auto r = norm::rmsnorm::backward<S>({p.at(pre + "gamma")}, {c.norm_eps}, k.rms, dy[0]);
-        g.at(pre + "gamma") = std::move(r.dgamma);
-        return std::move(r.dx);
+        norm::rmsnorm::backward<S>(k.rms_params, {c.norm_eps}, k.rms, dy[0], d.rms);
+        g.at(pre + "gamma") = d.rms.dgamma;
+        dx = d.rms.dx;
+        return;
       }
       case NormKind::layernorm: {  // layernorm.hpp
         auto r = norm::layernorm::backward<S>({p.at(pre + "gamma"), p.at(pre + "beta")},
                                               {c.norm_eps, true}, k.ln, dy[0]);
         g.at(pre + "gamma") = std::move(r.dgamma);
         g.at(pre + "beta") = std::move(r.dbeta);
-        return std::move(r.dx);
+        dx = std::move(r.dx);
+        return;
       }
       case NormKind::dyt: {  // dyt.hpp
         auto r =
@@ -165,7 +186,8 @@ Mat<S> block_norm_backward(const Config& c, const ParamStore<S>& p, const std::s
         g.at(pre + "alpha") = std::move(r.dalpha);
         g.at(pre + "gamma") = std::move(r.dgamma);
         g.at(pre + "beta") = std::move(r.dbeta);
-        return std::move(r.dx);
+        dx = std::move(r.dx);
+        return;
       }
       case NormKind::seednorm:
       case NormKind::seednorm_mh: {  // seednorm.hpp: seednorm eq. 16, 18, 20, 26
@@ -175,37 +197,35 @@ Mat<S> block_norm_backward(const Config& c, const ParamStore<S>& p, const std::s
         g.at(pre + "alpha") = std::move(r.dalpha);
         g.at(pre + "beta") = std::move(r.dbeta);
         g.at(pre + "gamma") = std::move(r.dgamma);
-        return std::move(r.dx);
+        dx = std::move(r.dx);
+        return;
       }
     }
   }
   // scale-vector path: dn = sum_b dy_b (.) g_b, dg_b = sum_rows dy_b (.) n(x)
-  Mat<S> dn;
-  if (k.gains.empty()) {
-    dn = dy[0];
-  } else {
-    dn = Mat<S>::Zero(k.x_hat.rows(), k.x_hat.cols());
-    std::vector<Mat<S>> dgain;
+  const Mat<S>* dn = &dy[0];
+  if (!k.gains.empty()) {
+    d.dn.setZero(k.x_hat.rows(), k.x_hat.cols());
+    d.dgain.resize(k.gains.size());
     for (std::size_t b = 0; b < k.gains.size(); ++b) {
-      dgain.push_back(detail::col_sum_product(dy[b], k.x_hat));
-      for_each_row(dn.rows(), dn.cols(),
-                   [&](Eigen::Index i) { dn.row(i) += dy[b].row(i).cwiseProduct(k.gains[b]); });
+      detail::col_sum_product(dy[b], k.x_hat, d.dgain[b]);
+      for_each_row(d.dn.rows(), d.dn.cols(),
+                   [&](Eigen::Index i) { d.dn.row(i) += dy[b].row(i).cwiseProduct(k.gains[b]); });
     }
+    dn = &d.dn;
     if (c.scale_vectors == ScaleVectors::md) {
       // g = r u_hat:  dr = dg . u_hat,  du = J_n(u)^T (r dg)  (no eps)
       const Mat<S>& r = p.at(pre + "r");
-      Mat<S> dr(1, 1);
-      dr(0, 0) = dgain[0].cwiseProduct(k.u_hat).sum();
-      g.at(pre + "r") = dr;
-      g.at(pre + "u") =
-          norm::rms_normalize_backward<S>(k.ru(0, 0), Mat<S>(dgain[0] * r(0, 0)), k.u_hat);
+      g.at(pre + "r")(0, 0) = d.dgain[0].cwiseProduct(k.u_hat).sum();
+      Mat<S>& du = g.at(pre + "u");
+      norm::rms_normalize_backward<S>(k.ru(0, 0), d.dgain[0] * r(0, 0), k.u_hat, du);
     } else {  // HG
-      const auto names = detail::hg_gain_names(layer_prefix, site);
-      for (std::size_t b = 0; b < names.size(); ++b) g.at(names[b]) = std::move(dgain[b]);
+      for (std::size_t b = 0; b < d.dgain.size(); ++b)
+        g.at(detail::hg_gain_name(layer_prefix, site, b)) = d.dgain[b];
     }
   }
   // dx = J_n(x)^T dn
-  return detail::rms_blocks_backward(k.rx, k.x_hat, dn);
+  detail::rms_blocks_backward(k.rx, k.x_hat, *dn, dx);
 }
 
 }  // namespace scaleref::lm

@@ -12,7 +12,6 @@
 #pragma once
 
 #include <scaleref/lm/projection.hpp>
-#include <string>
 
 namespace scaleref::lm {
 
@@ -24,17 +23,21 @@ struct FfnCache {
   Mat<S> m;     // silu(a) (.) b, P_down's input
 };
 
+// The input gradients, and the backward's temporaries (kept with them so that a
+// repeated backward reuses their storage).
 template <class S>
 struct FfnGrads {
   Mat<S> du_gate, du_up;
+  Mat<S> dz, da, db;  // P_down's output gradient (scratch), dL/da, dL/db
 };
 
+// out = FFN(u_gate, u_up), written into out.
 template <class S>
-Mat<S> ffn_forward(const Config& c, const ParamStore<S>& p, const std::string& layer_prefix,
-                   const Mat<S>& u_gate, const Mat<S>& u_up, FfnCache<S>& k) {
-  const std::string base = layer_prefix + "ffn.";
-  k.a = proj_forward(c, p, Proj::gate, base + "gate.", u_gate, k.pg);
-  k.b = proj_forward(c, p, Proj::up, base + "up.", u_up, k.pu);
+void ffn_forward(const Config& c, const ParamStore<S>& p, const Name& layer_prefix,
+                 const Mat<S>& u_gate, const Mat<S>& u_up, FfnCache<S>& k, Mat<S>& out) {
+  const Name base = layer_prefix + "ffn.";
+  proj_forward(c, p, Proj::gate, base + "gate.", u_gate, k.pg, k.a);
+  proj_forward(c, p, Proj::up, base + "up.", u_up, k.pu, k.b);
   const Eigen::Index n = k.a.rows(), f = k.a.cols();
   k.s.resize(n, f);
   k.m.resize(n, f);
@@ -44,28 +47,29 @@ Mat<S> ffn_forward(const Config& c, const ParamStore<S>& p, const std::string& l
       k.m(i, j) = k.a(i, j) * k.s(i, j) * k.b(i, j);
     }
   });
-  return proj_forward(c, p, Proj::down, base + "down.", k.m, k.pd);
+  proj_forward(c, p, Proj::down, base + "down.", k.m, k.pd, out);
 }
 
+// The gradients of u_gate and u_up from dout, into d; writes the maps' parameter
+// gradients into g.
 template <class S>
-FfnGrads<S> ffn_backward(const Config& c, const ParamStore<S>& p, const std::string& layer_prefix,
-                         const Mat<S>& u_gate, const Mat<S>& u_up, const FfnCache<S>& k,
-                         const Mat<S>& dout, ParamStore<S>& g) {
-  const std::string base = layer_prefix + "ffn.";
-  Mat<S> da = proj_backward(c, p, Proj::down, base + "down.", k.m, k.pd, dout, g);  // dm
-  const Eigen::Index n = da.rows(), f = da.cols();
-  Mat<S> db(n, f);
+void ffn_backward(const Config& c, const ParamStore<S>& p, const Name& layer_prefix,
+                  const Mat<S>& u_gate, const Mat<S>& u_up, const FfnCache<S>& k,
+                  const Mat<S>& dout, ParamStore<S>& g, FfnGrads<S>& d) {
+  const Name base = layer_prefix + "ffn.";
+  d.dz = dout;
+  proj_backward(c, p, Proj::down, base + "down.", k.m, k.pd, d.dz, d.da, g);  // da <- dm
+  const Eigen::Index n = d.da.rows(), f = d.da.cols();
+  d.db.resize(n, f);
   for_each_row(n, f, [&](Eigen::Index i) {
     for (Eigen::Index j = 0; j < f; ++j) {
-      const S s = k.s(i, j), a = k.a(i, j), dm = da(i, j);
-      db(i, j) = dm * a * s;                                    // dm (.) silu(a)
-      da(i, j) = dm * k.b(i, j) * s * (S(1) + a * (S(1) - s));  // dm (.) b (.) silu'(a)
+      const S s = k.s(i, j), a = k.a(i, j), dm = d.da(i, j);
+      d.db(i, j) = dm * a * s;                                    // dm (.) silu(a)
+      d.da(i, j) = dm * k.b(i, j) * s * (S(1) + a * (S(1) - s));  // dm (.) b (.) silu'(a)
     }
   });
-  FfnGrads<S> out;
-  out.du_gate = proj_backward(c, p, Proj::gate, base + "gate.", u_gate, k.pg, std::move(da), g);
-  out.du_up = proj_backward(c, p, Proj::up, base + "up.", u_up, k.pu, std::move(db), g);
-  return out;
+  proj_backward(c, p, Proj::gate, base + "gate.", u_gate, k.pg, d.da, d.du_gate, g);
+  proj_backward(c, p, Proj::up, base + "up.", u_up, k.pu, d.db, d.du_up, g);
 }
 
 }  // namespace scaleref::lm

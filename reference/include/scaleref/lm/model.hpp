@@ -30,7 +30,10 @@
 // number of OpenMP threads.
 #pragma once
 
+#include <array>
+#include <charconv>
 #include <cmath>
+#include <initializer_list>
 #include <scaleref/error.hpp>
 #include <scaleref/linalg.hpp>
 #include <scaleref/lm/attention.hpp>
@@ -40,7 +43,9 @@
 #include <scaleref/lm/ffn.hpp>
 #include <scaleref/lm/params.hpp>
 #include <scaleref/lm/rowops.hpp>
-#include <string>
+#include <span>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 namespace scaleref::lm {
@@ -53,6 +58,18 @@ struct LayerCache {
   std::vector<Mat<S>> ffn_in;   // Pre-Norm: N_f's output(s); Post / none: {h}
   AttnCache<S> attn;
   FfnCache<S> ffn;
+  Mat<S> h;                       // Pre-Norm: x + Attn(N_a(x)); Post / none: unused
+  std::vector<Mat<S>> post_norm;  // Post-Norm: N_f's output before it becomes x_{l+1}
+};
+
+// The backward's temporaries: one set, reused by every layer in turn.
+template <class S>
+struct BackwardScratch {
+  Mat<S> dlogits, dx, dnorm;
+  std::vector<Mat<S>> branches;  // the gradients of a norm's output(s)
+  BlockNormGrads<S> norm;
+  AttnGrads<S> attn;
+  FfnGrads<S> ffn;
 };
 
 template <class S>
@@ -67,11 +84,22 @@ struct Cache {
   BlockNormCache<S> final_norm;
   Mat<S> y;  // N_final(x_L) (final_norm only)
   long batch = 0, seq = 0;
+  // Storage reused between steps, not part of forward's result: forward's
+  // per-row losses and final norm output, and backward's temporaries (mutable:
+  // backward reads the cache as const).
+  Mat<S> row_loss;
+  std::vector<Mat<S>> final_out;
+  mutable BackwardScratch<S> scratch;
 };
 
 namespace detail {
 
-inline std::string layer_prefix(long l) { return "layers." + std::to_string(l) + "."; }
+inline Name layer_prefix(long l) {
+  std::array<char, 24> digits{};
+  const auto end = std::to_chars(digits.data(), digits.data() + digits.size(), l).ptr;
+  return Name("layers.") +
+         std::string_view(digits.data(), static_cast<std::size_t>(end - digits.data())) + ".";
+}
 
 // Throws Error unless p has exactly the layout of c, with finite values of the
 // stated shapes; the message names the parameter.
@@ -101,18 +129,26 @@ const Mat<S>& branch(const std::vector<Mat<S>>& outs, std::size_t b) {
   return outs.size() == 1 ? outs[0] : outs[b];
 }
 
-// The gradients of a norm's output(s) from its branches' input gradients.
+// The gradients of a norm's output(s) from its branches' input gradients, into
+// out: their sum when the branches share one output, else one each.
 template <class S>
-std::vector<Mat<S>> gather(std::size_t n_outputs, std::vector<Mat<S>> d) {
-  if (n_outputs != 1) return d;
-  for (std::size_t b = 1; b < d.size(); ++b) add_inplace(d[0], d[b]);
-  d.resize(1);
-  return d;
+void gather(std::size_t n_outputs, std::initializer_list<const Mat<S>*> d,
+            std::vector<Mat<S>>& out) {
+  if (n_outputs == 1) {
+    out.resize(1);
+    out[0] = **d.begin();
+    for (auto it = d.begin() + 1; it != d.end(); ++it) add_inplace(out[0], **it);
+    return;
+  }
+  out.resize(d.size());
+  std::size_t b = 0;
+  for (const Mat<S>* m : d) out[b++] = *m;
 }
 
 }  // namespace detail
 
-// Mean cross-entropy over the counted targets of b (lm/batch.hpp); fills cache when given.
+// Mean cross-entropy over the counted targets of b (lm/batch.hpp); fills cache
+// when given. A cache kept between calls keeps its storage (types.hpp).
 template <class S>
 S forward(const Config& c, const ParamStore<S>& p, const Batch& b, Cache<S>* cache = nullptr) {
   using std::exp;
@@ -124,17 +160,19 @@ S forward(const Config& c, const ParamStore<S>& p, const Batch& b, Cache<S>* cac
   Cache<S> local;
   Cache<S>& k = cache ? *cache : local;
   const Eigen::Index B = b.batch, T = b.seq, N = b.rows(), d = c.d_model, L = c.n_layers;
+  const auto Ls = static_cast<std::size_t>(L);
   k.batch = B;
   k.seq = T;
-  k.residual.assign(1, Mat<S>(N, d));
-  k.attention.assign(static_cast<std::size_t>(L), {});
-  k.block_output.clear();
-  k.layers.assign(static_cast<std::size_t>(L), LayerCache<S>{});
+  k.residual.resize(Ls + 1);
+  k.attention.resize(Ls);
+  k.block_output.resize(Ls);
+  k.layers.resize(Ls);
 
   // x_0 = E[tokens] + P[t]
   const Mat<S>& E = p.at("embed");
   {
     Mat<S>& x0 = k.residual[0];
+    x0.resize(N, d);
     const Mat<S>& P = c.positions ? p.at("pos") : E;  // P unread without positions
     for_each_row(N, d, [&](Eigen::Index i) {
       x0.row(i) = E.row(b.tokens[static_cast<std::size_t>(i)]);
@@ -143,53 +181,57 @@ S forward(const Config& c, const ParamStore<S>& p, const Batch& b, Cache<S>* cac
   }
 
   for (Eigen::Index l = 0; l < L; ++l) {
-    const std::string lp = detail::layer_prefix(l);
-    LayerCache<S>& lc = k.layers[static_cast<std::size_t>(l)];
-    std::vector<Mat<S>>& probs = k.attention[static_cast<std::size_t>(l)];
-    const Mat<S>& x = k.residual.back();
-    Mat<S> next;
+    const auto ls = static_cast<std::size_t>(l);
+    const Name lp = detail::layer_prefix(l);
+    LayerCache<S>& lc = k.layers[ls];
+    std::vector<Mat<S>>& probs = k.attention[ls];
+    const Mat<S>& x = k.residual[ls];
+    Mat<S>& next = k.residual[ls + 1];
     if (c.placement == Placement::pre) {
-      lc.attn_in = block_norm_forward(c, p, lp, NormSite::attn, x, lc.attn_norm);
-      Mat<S> h = attention_forward(c, p, lp, B, T, detail::branch(lc.attn_in, 0),
-                                   detail::branch(lc.attn_in, 1), detail::branch(lc.attn_in, 2),
-                                   lc.attn, probs);
-      detail::add_inplace(h, x);
-      lc.ffn_in = block_norm_forward(c, p, lp, NormSite::ffn, h, lc.ffn_norm);
-      next =
-          ffn_forward(c, p, lp, detail::branch(lc.ffn_in, 0), detail::branch(lc.ffn_in, 1), lc.ffn);
-      detail::add_inplace(next, h);
+      block_norm_forward(c, p, lp, NormSite::attn, x, lc.attn_norm, lc.attn_in);
+      attention_forward(c, p, lp, B, T, detail::branch(lc.attn_in, 0),
+                        detail::branch(lc.attn_in, 1), detail::branch(lc.attn_in, 2), lc.attn,
+                        probs, lc.h);
+      detail::add_inplace(lc.h, x);
+      block_norm_forward(c, p, lp, NormSite::ffn, lc.h, lc.ffn_norm, lc.ffn_in);
+      ffn_forward(c, p, lp, detail::branch(lc.ffn_in, 0), detail::branch(lc.ffn_in, 1), lc.ffn,
+                  next);
+      detail::add_inplace(next, lc.h);
     } else {
-      Mat<S> s = attention_forward(c, p, lp, B, T, x, x, x, lc.attn, probs);
+      lc.attn_in.clear();
+      lc.ffn_in.resize(1);
+      Mat<S>& s = lc.ffn_in[0];  // s = x + Attn(x); h = N_a(s) (Post) or s (none)
+      attention_forward(c, p, lp, B, T, x, x, x, lc.attn, probs, s);
       detail::add_inplace(s, x);
       if (c.placement == Placement::post) {
-        lc.ffn_in = block_norm_forward(c, p, lp, NormSite::attn, s, lc.attn_norm);
-      } else {
-        lc.ffn_in.assign(1, std::move(s));
+        block_norm_forward(c, p, lp, NormSite::attn, s, lc.attn_norm, lc.post_norm);
+        s = lc.post_norm[0];
       }
       const Mat<S>& h = lc.ffn_in[0];
-      Mat<S> s2 = ffn_forward(c, p, lp, h, h, lc.ffn);
-      detail::add_inplace(s2, h);
-      next = c.placement == Placement::post
-                 ? std::move(block_norm_forward(c, p, lp, NormSite::ffn, s2, lc.ffn_norm)[0])
-                 : std::move(s2);
+      ffn_forward(c, p, lp, h, h, lc.ffn, next);  // s' = h + FFN(h)
+      detail::add_inplace(next, h);
+      if (c.placement == Placement::post) {
+        block_norm_forward(c, p, lp, NormSite::ffn, next, lc.ffn_norm, lc.post_norm);
+        next = lc.post_norm[0];
+      }
     }
-    k.block_output.push_back(next);
-    k.residual.push_back(std::move(next));
+    k.block_output[ls] = next;
   }
 
   // y = N_final(x_L), logits = y Head^T
-  if (c.final_norm)
-    k.y = std::move(
-        block_norm_forward(c, p, "", NormSite::final, k.residual.back(), k.final_norm)[0]);
-  else
+  if (c.final_norm) {
+    block_norm_forward(c, p, "", NormSite::final, k.residual.back(), k.final_norm, k.final_out);
+    k.y = k.final_out[0];
+  } else {
     k.y.resize(0, 0);
+  }
   const Mat<S>& y = c.final_norm ? k.y : k.residual.back();
   const Mat<S>& head = c.tie_embeddings ? E : p.at("head");
-  k.logits = matmul<S>(y, detail::transposed(head));
+  matmul(y, head.transpose(), k.logits);
 
   // loss = mean over counted rows of lse(logits_i) - logits_i[target_i]
   const Eigen::Index V = c.vocab;
-  Mat<S> row_loss = Mat<S>::Zero(N, 1);
+  k.row_loss.setZero(N, 1);
   for_each_row(N, V, [&](Eigen::Index i) {
     const int t = b.targets[static_cast<std::size_t>(i)];
     if (t < 0) return;
@@ -198,16 +240,18 @@ S forward(const Config& c, const ParamStore<S>& p, const Batch& b, Cache<S>* cac
       if (k.logits(i, j) > m) m = k.logits(i, j);
     S sum = 0;
     for (Eigen::Index j = 0; j < V; ++j) sum += exp(S(k.logits(i, j) - m));
-    row_loss(i, 0) = m + log(sum) - k.logits(i, t);
+    k.row_loss(i, 0) = m + log(sum) - k.logits(i, t);
   });
   S total = 0;
-  for (Eigen::Index i = 0; i < N; ++i) total += row_loss(i, 0);  // row order
+  for (Eigen::Index i = 0; i < N; ++i) total += k.row_loss(i, 0);  // row order
   return total / S(b.counted());
 }
 
-// d loss / d every parameter, in p's layout, from a cache filled by forward(c, p, b, &cache).
+// d loss / d every parameter, in p's layout, from a cache filled by forward(c, p, b, &cache),
+// written into g (given p's layout on the first call, reused after).
 template <class S>
-ParamStore<S> backward(const Config& c, const ParamStore<S>& p, const Batch& b, const Cache<S>& k) {
+void backward(const Config& c, const ParamStore<S>& p, const Batch& b, const Cache<S>& k,
+              ParamStore<S>& g) {
   using std::exp;
   constexpr const char* where = "lm::backward";
   validate(c);
@@ -219,11 +263,14 @@ ParamStore<S> backward(const Config& c, const ParamStore<S>& p, const Batch& b, 
               static_cast<Eigen::Index>(k.residual.size()) == L + 1,
           where, "the cache does not come from forward on this batch and config (expected logits [",
           N, "x", V, "], got ", shape_str(k.logits), "): pass a Cache to forward first");
-  ParamStore<S> g = p.zeros_like();
+  g.zero_like(p);
+  BackwardScratch<S>& s = k.scratch;
+  Mat<S>& dx = s.dx;  // the gradient of the residual stream, from the top down
 
   // dlogits_i = (softmax(logits_i) - onehot(target_i)) / |C|
   const S inv_count = S(1) / S(b.counted());
-  Mat<S> dlogits = Mat<S>::Zero(N, V);
+  Mat<S>& dlogits = s.dlogits;
+  dlogits.setZero(N, V);
   for_each_row(N, V, [&](Eigen::Index i) {
     const int t = b.targets[static_cast<std::size_t>(i)];
     if (t < 0) return;
@@ -244,56 +291,59 @@ ParamStore<S> backward(const Config& c, const ParamStore<S>& p, const Batch& b, 
   const Mat<S>& y = c.final_norm ? k.y : k.residual.back();
   const Mat<S>& E = p.at("embed");
   const Mat<S>& head = c.tie_embeddings ? E : p.at("head");
-  g.at(c.tie_embeddings ? "embed" : "head") = matmul<S>(detail::transposed(dlogits), y);
-  Mat<S> dx = matmul<S>(dlogits, head);
-  if (c.final_norm) dx = block_norm_backward(c, p, "", NormSite::final, k.final_norm, {dx}, g);
+  matmul(dlogits.transpose(), y, g.at(c.tie_embeddings ? "embed" : "head"));
+  matmul(dlogits, head, dx);
+  if (c.final_norm) {
+    block_norm_backward(c, p, "", NormSite::final, k.final_norm, std::span<const Mat<S>>(&dx, 1), g,
+                        s.norm, s.dnorm);
+    std::swap(dx, s.dnorm);
+  }
 
   for (Eigen::Index l = L - 1; l >= 0; --l) {
-    const std::string lp = detail::layer_prefix(l);
-    const LayerCache<S>& lc = k.layers[static_cast<std::size_t>(l)];
-    const std::vector<Mat<S>>& probs = k.attention[static_cast<std::size_t>(l)];
-    const Mat<S>& x = k.residual[static_cast<std::size_t>(l)];
+    const auto ls = static_cast<std::size_t>(l);
+    const Name lp = detail::layer_prefix(l);
+    const LayerCache<S>& lc = k.layers[ls];
+    const std::vector<Mat<S>>& probs = k.attention[ls];
+    const Mat<S>& x = k.residual[ls];
     if (c.placement == Placement::pre) {
       // x' = h + FFN(N_f(h)):  dh = dx' + N_f^T(FFN^T dx')
-      FfnGrads<S> f = ffn_backward(c, p, lp, detail::branch(lc.ffn_in, 0),
-                                   detail::branch(lc.ffn_in, 1), lc.ffn, dx, g);
-      Mat<S> dh = std::move(dx);
-      detail::add_inplace(
-          dh,
-          block_norm_backward(
-              c, p, lp, NormSite::ffn, lc.ffn_norm,
-              detail::gather<S>(lc.ffn_in.size(), {std::move(f.du_gate), std::move(f.du_up)}), g));
+      ffn_backward(c, p, lp, detail::branch(lc.ffn_in, 0), detail::branch(lc.ffn_in, 1), lc.ffn, dx,
+                   g, s.ffn);
+      detail::gather<S>(lc.ffn_in.size(), {&s.ffn.du_gate, &s.ffn.du_up}, s.branches);
+      block_norm_backward(c, p, lp, NormSite::ffn, lc.ffn_norm, std::span<const Mat<S>>(s.branches),
+                          g, s.norm, s.dnorm);
+      detail::add_inplace(dx, s.dnorm);  // dx now holds dh
       // h = x + Attn(N_a(x)):  dx = dh + N_a^T(Attn^T dh)
-      AttnGrads<S> a = attention_backward(c, p, lp, B, T, detail::branch(lc.attn_in, 0),
-                                          detail::branch(lc.attn_in, 1),
-                                          detail::branch(lc.attn_in, 2), lc.attn, probs, dh, g);
-      dx = std::move(dh);
-      detail::add_inplace(
-          dx, block_norm_backward(
-                  c, p, lp, NormSite::attn, lc.attn_norm,
-                  detail::gather<S>(lc.attn_in.size(),
-                                    {std::move(a.du_q), std::move(a.du_k), std::move(a.du_v)}),
-                  g));
+      attention_backward(c, p, lp, B, T, detail::branch(lc.attn_in, 0),
+                         detail::branch(lc.attn_in, 1), detail::branch(lc.attn_in, 2), lc.attn,
+                         probs, dx, g, s.attn);
+      detail::gather<S>(lc.attn_in.size(), {&s.attn.du_q, &s.attn.du_k, &s.attn.du_v}, s.branches);
+      block_norm_backward(c, p, lp, NormSite::attn, lc.attn_norm,
+                          std::span<const Mat<S>>(s.branches), g, s.norm, s.dnorm);
+      detail::add_inplace(dx, s.dnorm);
     } else {
       // Post: x' = N_f(s'), s' = h + FFN(h);  none: x' = s' (no N_f)
-      Mat<S> ds2 = c.placement == Placement::post
-                       ? block_norm_backward(c, p, lp, NormSite::ffn, lc.ffn_norm, {dx}, g)
-                       : std::move(dx);
+      if (c.placement == Placement::post) {
+        block_norm_backward(c, p, lp, NormSite::ffn, lc.ffn_norm, std::span<const Mat<S>>(&dx, 1),
+                            g, s.norm, s.dnorm);
+        std::swap(dx, s.dnorm);  // dx now holds ds'
+      }
       const Mat<S>& h = lc.ffn_in[0];
-      FfnGrads<S> f = ffn_backward(c, p, lp, h, h, lc.ffn, ds2, g);
+      ffn_backward(c, p, lp, h, h, lc.ffn, dx, g, s.ffn);
       // dh = ds' + FFN^T ds' (gate and up both read h)
-      detail::add_inplace(ds2, f.du_gate);
-      detail::add_inplace(ds2, f.du_up);
+      detail::add_inplace(dx, s.ffn.du_gate);
+      detail::add_inplace(dx, s.ffn.du_up);
       // Post: h = N_a(s), s = x + Attn(x);  none: h = s
-      Mat<S> ds = c.placement == Placement::post
-                      ? block_norm_backward(c, p, lp, NormSite::attn, lc.attn_norm, {ds2}, g)
-                      : std::move(ds2);
-      AttnGrads<S> a = attention_backward(c, p, lp, B, T, x, x, x, lc.attn, probs, ds, g);
+      if (c.placement == Placement::post) {
+        block_norm_backward(c, p, lp, NormSite::attn, lc.attn_norm, std::span<const Mat<S>>(&dx, 1),
+                            g, s.norm, s.dnorm);
+        std::swap(dx, s.dnorm);  // dx now holds ds
+      }
+      attention_backward(c, p, lp, B, T, x, x, x, lc.attn, probs, dx, g, s.attn);
       // dx = ds + Attn^T ds (q, k, v all read x)
-      detail::add_inplace(ds, a.du_q);
-      detail::add_inplace(ds, a.du_k);
-      detail::add_inplace(ds, a.du_v);
-      dx = std::move(ds);
+      detail::add_inplace(dx, s.attn.du_q);
+      detail::add_inplace(dx, s.attn.du_k);
+      detail::add_inplace(dx, s.attn.du_v);
     }
   }
 
@@ -304,6 +354,12 @@ ParamStore<S> backward(const Config& c, const ParamStore<S>& p, const Batch& b, 
     Mat<S>& dP = g.at("pos");
     for (Eigen::Index i = 0; i < N; ++i) dP.row(i % T) += dx.row(i);
   }
+}
+
+template <class S>
+ParamStore<S> backward(const Config& c, const ParamStore<S>& p, const Batch& b, const Cache<S>& k) {
+  ParamStore<S> g;
+  backward(c, p, b, k, g);
   return g;
 }
 

@@ -22,6 +22,8 @@
 // gains follow o.
 #pragma once
 
+#include <algorithm>
+#include <array>
 #include <cstdint>
 #include <scaleref/error.hpp>
 #include <scaleref/init/initializers.hpp>
@@ -35,6 +37,7 @@
 #include <scaleref/sdd/layer.hpp>
 #include <scaleref/types.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace scaleref::lm {
@@ -57,20 +60,61 @@ struct ParamInfo {
   init::Role role = init::Role::embedding;
 };
 
+// A parameter name assembled from parts ("layers.3." + "attn." + "q." + "W") in
+// a fixed buffer instead of on the heap: the forward and backward look their
+// parameters up by name on every step, and a step allocates nothing.
+class Name {
+ public:
+  Name(std::string_view s = {}) { append(s); }
+  Name(const char* s) : Name(std::string_view(s)) {}
+  Name operator+(std::string_view tail) const {
+    Name n = *this;
+    n.append(tail);
+    return n;
+  }
+  operator std::string_view() const { return {buf_.data(), len_}; }
+
+ private:
+  void append(std::string_view s) {
+    require(len_ + s.size() <= buf_.size(), "lm::Name", "a parameter name longer than ",
+            buf_.size(), " characters: '", std::string_view(buf_.data(), len_), s, "'");
+    std::copy(s.begin(), s.end(), buf_.begin() + static_cast<std::ptrdiff_t>(len_));
+    len_ += s.size();
+  }
+  std::array<char, 96> buf_{};
+  std::size_t len_ = 0;
+};
+
 template <class S>
 struct ParamStore {
   std::vector<ParamInfo> info;
   std::vector<Mat<S>> values;
 
   std::size_t size() const { return info.size(); }
-  bool has(const std::string& name) const { return find(name) != info.size(); }
-  std::size_t index_of(const std::string& name) const {
+  bool has(std::string_view name) const { return find(name) != info.size(); }
+  std::size_t index_of(std::string_view name) const {
     const std::size_t i = find(name);
     require(i != info.size(), "lm::ParamStore", "no parameter named '", name, "'");
     return i;
   }
-  const Mat<S>& at(const std::string& name) const { return values[index_of(name)]; }
-  Mat<S>& at(const std::string& name) { return values[index_of(name)]; }
+  const Mat<S>& at(std::string_view name) const { return values[index_of(name)]; }
+  Mat<S>& at(std::string_view name) { return values[index_of(name)]; }
+
+  // Makes this store p's layout with every entry zero (a gradient accumulator),
+  // keeping its storage when it has that layout already.
+  template <class T>
+  void zero_like(const ParamStore<T>& p) {
+    bool same = info.size() == p.info.size() && values.size() == p.values.size();
+    for (std::size_t i = 0; same && i < info.size(); ++i)
+      same = info[i].name == p.info[i].name && values[i].rows() == p.values[i].rows() &&
+             values[i].cols() == p.values[i].cols();
+    if (!same) {
+      info = p.info;
+      values.resize(p.values.size());
+    }
+    for (std::size_t i = 0; i < values.size(); ++i)
+      values[i].setZero(p.values[i].rows(), p.values[i].cols());
+  }
 
   // The same layout, every entry zero (a gradient accumulator).
   ParamStore zeros_like() const {
@@ -81,7 +125,7 @@ struct ParamStore {
   }
 
  private:
-  std::size_t find(const std::string& name) const {
+  std::size_t find(std::string_view name) const {
     for (std::size_t i = 0; i < info.size(); ++i)
       if (info[i].name == name) return i;
     return info.size();

@@ -50,53 +50,54 @@ inline ProjPlan proj_plan(const Config& c, Proj r) {
 
 template <class S>
 struct ProjCache {
-  Mat<S> m_hat, rm;  // SDD: sdd_norm(x V^T) and its 1 / scale per row
-  Mat<S> z;          // AP, DP: the map's output before a
-  Mat<S> z_hat, rz;  // DNP: n_h(z) and 1 / RMS per row and head
+  Mat<S> m, m_hat, rm;  // SDD: x V^T, sdd_norm(x V^T) and its 1 / scale per row
+  Mat<S> z;             // AP, DP, DNP: the map's output before a
+  Mat<S> z_hat, rz;     // DNP: n_h(z) and 1 / RMS per row and head
 };
 
-// y = P_r(x); `base` is the parameter prefix, e.g. "layers.0.attn.q.".
+// y = P_r(x), written into y; `base` is the parameter prefix, e.g. "layers.0.attn.q.".
 template <class S>
-Mat<S> proj_forward(const Config& c, const ParamStore<S>& p, Proj r, const std::string& base,
-                    const Mat<S>& x, ProjCache<S>& k) {
+void proj_forward(const Config& c, const ParamStore<S>& p, Proj r, const Name& base,
+                  const Mat<S>& x, ProjCache<S>& k, Mat<S>& y) {
   const ProjPlan pl = proj_plan(c, r);
-  Mat<S> z;
+  Mat<S>& z = pl.out_a ? k.z : y;  // the map's output, before any a
   if (pl.sdd) {
-    const Mat<S> m = matmul<S>(x, detail::transposed(p.at(base + "V")));
+    matmul(x, p.at(base + "V").transpose(), k.m);
     if (c.sdd_norm == SddNorm::rmsnorm)
-      detail::rms_blocks("lm::forward (SDD rmsnorm of x V^T)", m, 1, c.sdd_eps, k.m_hat, k.rm);
+      detail::rms_blocks("lm::forward (SDD rmsnorm of x V^T)", k.m, 1, c.sdd_eps, k.m_hat, k.rm);
     else
-      detail::center_rows("lm::forward (SDD layernorm of x V^T)", m, c.sdd_eps, k.m_hat, k.rm);
-    z = detail::scale_cols(k.m_hat, p.at(base + "alpha"));
+      detail::center_rows("lm::forward (SDD layernorm of x V^T)", k.m, c.sdd_eps, k.m_hat, k.rm);
+    detail::scale_cols(k.m_hat, p.at(base + "alpha"), z);
   } else {
-    z = matmul<S>(x, detail::transposed(p.at(base + "W")));
+    matmul(x, p.at(base + "W").transpose(), z);
   }
-  if (!pl.out_a) return z;
+  if (!pl.out_a) return;
   const Mat<S>& a = p.at(base + "a");
   if (pl.dnp) {
-    detail::rms_blocks("lm::forward (DNP's n_h)", z, pl.heads, c.norm_eps, k.z_hat, k.rz);
-    return detail::scale_cols(k.z_hat, a);
+    detail::rms_blocks("lm::forward (DNP's n_h)", k.z, pl.heads, c.norm_eps, k.z_hat, k.rz);
+    detail::scale_cols(k.z_hat, a, y);
+  } else {
+    detail::scale_cols(k.z, a, y);
   }
-  k.z = z;
-  detail::scale_cols_inplace(z, a);
-  return z;
 }
 
-// dx = dL/dx from dy = dL/dy; writes the map's parameter gradients into g.
+// dx = dL/dx from dy = dL/dy, written into dx; writes the map's parameter
+// gradients into g. dy is the caller's scratch: it is overwritten.
 template <class S>
-Mat<S> proj_backward(const Config& c, const ParamStore<S>& p, Proj r, const std::string& base,
-                     const Mat<S>& x, const ProjCache<S>& k, Mat<S> dy, ParamStore<S>& g) {
+void proj_backward(const Config& c, const ParamStore<S>& p, Proj r, const Name& base,
+                   const Mat<S>& x, const ProjCache<S>& k, Mat<S>& dy, Mat<S>& dx,
+                   ParamStore<S>& g) {
   const ProjPlan pl = proj_plan(c, r);
   if (pl.out_a) {
     const Mat<S>& a = p.at(base + "a");
     if (pl.dnp) {
       // da = sum_rows dy (.) n_h(z);  dz = n_h^T-Jacobian applied to dy (.) a
-      g.at(base + "a") = detail::col_sum_product(dy, k.z_hat);
+      detail::col_sum_product(dy, k.z_hat, g.at(base + "a"));
       detail::scale_cols_inplace(dy, a);
-      dy = detail::rms_blocks_backward(k.rz, k.z_hat, dy);
+      detail::rms_blocks_backward(k.rz, k.z_hat, dy, dy);
     } else {
       // da = sum_rows dy (.) z;  dz = dy (.) a
-      g.at(base + "a") = detail::col_sum_product(dy, k.z);
+      detail::col_sum_product(dy, k.z, g.at(base + "a"));
       detail::scale_cols_inplace(dy, a);
     }
   }
@@ -104,19 +105,21 @@ Mat<S> proj_backward(const Config& c, const ParamStore<S>& p, Proj r, const std:
   if (pl.sdd) {
     const Mat<S>& V = p.at(base + "V");
     // sdd eq. 5, 24: dalpha = sum_rows dz (.) norm(x V^T)
-    g.at(base + "alpha") = detail::col_sum_product(dy, k.m_hat);
+    detail::col_sum_product(dy, k.m_hat, g.at(base + "alpha"));
     detail::scale_cols_inplace(dy, p.at(base + "alpha"));
-    // sdd eq. 28: dm = J_norm^T (dz (.) alpha)
-    const Mat<S> dm = c.sdd_norm == SddNorm::rmsnorm
-                          ? detail::rms_blocks_backward(k.rm, k.m_hat, dy)
-                          : detail::center_rows_backward(k.rm, k.m_hat, dy);
+    // sdd eq. 28: dm = J_norm^T (dz (.) alpha), in place
+    if (c.sdd_norm == SddNorm::rmsnorm)
+      detail::rms_blocks_backward(k.rm, k.m_hat, dy, dy);
+    else
+      detail::center_rows_backward(k.rm, k.m_hat, dy, dy);
     // sdd eq. 29: dV = dm^T x;  dx = dm V
-    g.at(base + "V") = matmul<S>(detail::transposed(dm), x);
-    return matmul<S>(dm, V);
+    matmul(dy.transpose(), x, g.at(base + "V"));
+    matmul(dy, V, dx);
+    return;
   }
   // z = x W^T:  dW = dz^T x,  dx = dz W
-  g.at(base + "W") = matmul<S>(detail::transposed(dy), x);
-  return matmul<S>(dy, p.at(base + "W"));
+  matmul(dy.transpose(), x, g.at(base + "W"));
+  matmul(dy, p.at(base + "W"), dx);
 }
 
 }  // namespace scaleref::lm

@@ -35,24 +35,20 @@ void scale_cols_inplace(Mat<S>& m, const Mat<S>& v) {
   for_each_row(m.rows(), m.cols(), [&](Eigen::Index i) { m.row(i).array() *= v.row(0).array(); });
 }
 
+// out = m (.) v, v [1, m.cols()].
 template <class S>
-Mat<S> scale_cols(const Mat<S>& m, const Mat<S>& v) {
-  Mat<S> out = m;
-  scale_cols_inplace(out, v);
-  return out;
+void scale_cols(const Mat<S>& m, const Mat<S>& v, Mat<S>& out) {
+  out.resize(m.rows(), m.cols());
+  for_each_row(m.rows(), m.cols(),
+               [&](Eigen::Index i) { out.row(i) = m.row(i).cwiseProduct(v.row(0)); });
 }
 
-// Sum over rows of a (.) b, [1, D].
+// out = sum over rows of a (.) b, [1, D].
 template <class S>
-Mat<S> col_sum_product(const Mat<S>& a, const Mat<S>& b) {
-  return sum_rows<S>(a.rows(), a.cols(),
-                     [&](Eigen::Index i, Mat<S>& acc) { acc += a.row(i).cwiseProduct(b.row(i)); });
-}
-
-// Sum over rows of a, [1, D].
-template <class S>
-Mat<S> col_sum(const Mat<S>& a) {
-  return sum_rows<S>(a.rows(), a.cols(), [&](Eigen::Index i, Mat<S>& acc) { acc += a.row(i); });
+void col_sum_product(const Mat<S>& a, const Mat<S>& b, Mat<S>& out) {
+  sum_rows<S>(
+      a.rows(), a.cols(),
+      [&](Eigen::Index i, Mat<S>& acc) { acc += a.row(i).cwiseProduct(b.row(i)); }, out);
 }
 
 // a += b, row-parallel.
@@ -87,12 +83,12 @@ void rms_blocks(const char* where, const Mat<S>& z, Eigen::Index blocks, double 
   });
 }
 
-// dz from g = dL/dz_hat, block by block.
+// dz from g = dL/dz_hat, block by block, into dz (resized; dz may be g itself).
 template <class S>
-Mat<S> rms_blocks_backward(const Mat<S>& r, const Mat<S>& z_hat, const Mat<S>& g) {
+void rms_blocks_backward(const Mat<S>& r, const Mat<S>& z_hat, const Mat<S>& g, Mat<S>& dz) {
   const Eigen::Index n = g.rows(), blocks = r.cols(), w = g.cols() / blocks;
   const S inv_w = S(1) / S(static_cast<long>(w));
-  Mat<S> dz(n, g.cols());
+  dz.resize(n, g.cols());
   for_each_row(n, g.cols(), [&](Eigen::Index i) {
     for (Eigen::Index b = 0; b < blocks; ++b) {
       const S proj = g.row(i).segment(b * w, w).dot(z_hat.row(i).segment(b * w, w)) * inv_w;
@@ -100,7 +96,6 @@ Mat<S> rms_blocks_backward(const Mat<S>& r, const Mat<S>& z_hat, const Mat<S>& g
           r(i, b) * (g.row(i).segment(b * w, w) - proj * z_hat.row(i).segment(b * w, w));
     }
   });
-  return dz;
 }
 
 // z_hat, r = LayerNorm without affine of every row of z.
@@ -125,23 +120,17 @@ void center_rows(const char* where, const Mat<S>& z, double eps, Mat<S>& z_hat, 
   });
 }
 
+// dz from g = dL/dz_hat, into dz (resized; dz may be g itself).
 template <class S>
-Mat<S> center_rows_backward(const Mat<S>& r, const Mat<S>& z_hat, const Mat<S>& g) {
+void center_rows_backward(const Mat<S>& r, const Mat<S>& z_hat, const Mat<S>& g, Mat<S>& dz) {
   const Eigen::Index n = g.rows(), d = g.cols();
   const S inv_d = S(1) / S(static_cast<long>(d));
-  Mat<S> dz(n, d);
+  dz.resize(n, d);
   for_each_row(n, d, [&](Eigen::Index i) {
     const S mean_g = g.row(i).sum() * inv_d;
     const S proj = g.row(i).dot(z_hat.row(i)) * inv_d;
     dz.row(i) = r(i, 0) * ((g.row(i).array() - mean_g).matrix() - proj * z_hat.row(i));
   });
-  return dz;
-}
-
-// m^T, materialized (matmul takes matrices).
-template <class S>
-Mat<S> transposed(const Mat<S>& m) {
-  return m.transpose();
 }
 
 }  // namespace scaleref::lm::detail

@@ -56,29 +56,45 @@ void check_grad_output(const char* where, const Mat<S>& dy, Eigen::Index n, Eige
           "] like the forward's output, got dy ", shape_str(dy));
 }
 
-// 1 / sqrt(mean(x_i^2) + eps) for each row i, as an [N, 1] column. A row whose
-// mean square plus eps is 0 (an all-zero row with eps = 0) has no RMS: Error.
+// 1 / sqrt(mean(x_i^2) + eps) for each row i, as an [N, 1] column, into r. A
+// row whose mean square plus eps is 0 (an all-zero row with eps = 0) has no
+// RMS: Error.
 template <class S>
-Mat<S> inverse_rms(const char* where, const Mat<S>& x, double eps) {
+void inverse_rms(const char* where, const Mat<S>& x, double eps, Mat<S>& r) {
   using std::sqrt;
-  Mat<S> ms(x.rows(), 1);
+  r.resize(x.rows(), 1);
   const S d = S(static_cast<long>(x.cols()));
   for_each_row(x.rows(), x.cols(),
-               [&](Eigen::Index i) { ms(i, 0) = x.row(i).squaredNorm() / d + S(eps); });
+               [&](Eigen::Index i) { r(i, 0) = x.row(i).squaredNorm() / d + S(eps); });
   for (Eigen::Index i = 0; i < x.rows(); ++i)  // errors are thrown outside the parallel loop
-    require(ms(i, 0) > 0, where, "row ", i,
+    require(r(i, 0) > 0, where, "row ", i,
             " has mean square + eps = 0 (all zero, with eps = 0): its RMS is 0");
-  return ms.unaryExpr([](const S& v) { return S(S(1) / sqrt(v)); });
+  for (Eigen::Index i = 0; i < x.rows(); ++i) r(i, 0) = S(1) / sqrt(r(i, 0));
+}
+
+template <class S>
+Mat<S> inverse_rms(const char* where, const Mat<S>& x, double eps) {
+  Mat<S> r;
+  inverse_rms(where, x, eps, r);
+  return r;
 }
 
 // The backward of x_hat = x / RMS(x) for one row: given g = dL/dx_hat and
 // r = 1 / RMS(x), dL/dx = r (g - x_hat mean_i(g_i x_hat_i)), from
 // d x_hat_k / d x_l = r delta_kl - r x_hat_k x_hat_l / D (eps inside the root
 // changes r only). Shared by RMSNorm, SeeDNorm and AdaSeeDNorm.
+// Written into out (a row, or a block of one; it may be g itself).
+template <class S, class G, class X, class O>
+void rms_normalize_backward(const S& r, const G& g, const X& x_hat, O&& out) {
+  const S proj = g.cwiseProduct(x_hat).sum() / S(static_cast<long>(g.size()));
+  out = r * (g - proj * x_hat);
+}
+
 template <class S, class G, class X>
 Mat<S> rms_normalize_backward(const S& r, const G& g, const X& x_hat) {
-  const S proj = g.cwiseProduct(x_hat).sum() / S(static_cast<long>(g.size()));
-  return r * (g - proj * x_hat);
+  Mat<S> out(g.rows(), g.cols());
+  rms_normalize_backward(r, g, x_hat, out);
+  return out;
 }
 
 }  // namespace scaleref::norm

@@ -41,42 +41,54 @@ struct Grads {
   Mat<S> dx, dgamma;
 };
 
-// y = gamma (.) x / RMS(x).
+// y = gamma (.) x / RMS(x), written into y (resized; x and y may not alias).
 template <class S>
-Mat<S> forward(const Params<S>& p, const Config& c, const Mat<S>& x, Cache<S>* cache = nullptr) {
+void forward(const Params<S>& p, const Config& c, const Mat<S>& x, Mat<S>& y, Cache<S>& k) {
   constexpr const char* where = "rmsnorm::forward";
   check_input(where, x);
   check_row_param(where, "gamma", p.gamma, x.cols());
   check_eps(where, c.eps);
-  Cache<S> local;
-  Cache<S>& k = cache ? *cache : local;
-  k.r = inverse_rms(where, x, c.eps);
+  inverse_rms(where, x, c.eps, k.r);
   k.x_hat.resize(x.rows(), x.cols());
-  Mat<S> y(x.rows(), x.cols());
+  y.resize(x.rows(), x.cols());
   for_each_row(x.rows(), x.cols(), [&](Eigen::Index i) {
     k.x_hat.row(i) = x.row(i) * k.r(i, 0);
     y.row(i) = k.x_hat.row(i).cwiseProduct(p.gamma);
   });
+}
+
+template <class S>
+Mat<S> forward(const Params<S>& p, const Config& c, const Mat<S>& x, Cache<S>* cache = nullptr) {
+  Cache<S> local;
+  Mat<S> y;
+  forward(p, c, x, y, cache ? *cache : local);
   return y;
 }
 
 // With g = dy (.) gamma and r = 1 / RMS(x), per row:
 //   dgamma = sum over rows of dy (.) x_hat
 //   dx     = r (g - x_hat mean_i(g_i x_hat_i))      (rms_normalize_backward)
+// written into grads (resized).
 template <class S>
-Grads<S> backward(const Params<S>& p, const Config&, const Cache<S>& k, const Mat<S>& dy) {
+void backward(const Params<S>& p, const Config&, const Cache<S>& k, const Mat<S>& dy, Grads<S>& g) {
   constexpr const char* where = "rmsnorm::backward";
   require(k.x_hat.size() > 0, where, "the cache is empty: pass a Cache to forward first");
   check_grad_output(where, dy, k.x_hat.rows(), k.x_hat.cols());
   const Eigen::Index n = dy.rows(), d = dy.cols();
-  Grads<S> g;
   g.dx.resize(n, d);
   for_each_row(n, d, [&](Eigen::Index i) {
-    g.dx.row(i) = rms_normalize_backward<S>(k.r(i, 0), Mat<S>(dy.row(i).cwiseProduct(p.gamma)),
-                                            k.x_hat.row(i));
+    rms_normalize_backward<S>(k.r(i, 0), dy.row(i).cwiseProduct(p.gamma), k.x_hat.row(i),
+                              g.dx.row(i));
   });
-  g.dgamma = sum_rows<S>(
-      n, d, [&](Eigen::Index i, Mat<S>& acc) { acc += dy.row(i).cwiseProduct(k.x_hat.row(i)); });
+  sum_rows<S>(
+      n, d, [&](Eigen::Index i, Mat<S>& acc) { acc += dy.row(i).cwiseProduct(k.x_hat.row(i)); },
+      g.dgamma);
+}
+
+template <class S>
+Grads<S> backward(const Params<S>& p, const Config& c, const Cache<S>& k, const Mat<S>& dy) {
+  Grads<S> g;
+  backward(p, c, k, dy, g);
   return g;
 }
 
