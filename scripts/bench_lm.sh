@@ -24,7 +24,7 @@ fi
 
 "$root/scripts/setup.sh" >/dev/null
 cmake --build "$build_dir" --target scaleref_lm_bench --parallel "$(nproc)"
-echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) cores," \
+echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc --all) cores," \
   "OMP_NUM_THREADS=$OMP_NUM_THREADS, $(date -u +%Y-%m-%dT%H:%MZ), commit $(git -C "$root" rev-parse --short HEAD)"
 "$build_dir/reference/scaleref_lm_bench" --reps "$reps" --warmup 2
 /usr/bin/python3 "$root/scripts/bench_lm_torch.py" --reps "$reps" --warmup 2
