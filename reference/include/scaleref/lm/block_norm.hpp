@@ -21,7 +21,7 @@
 //   MD:  dr = dg . u_hat,  du = (1 / RMS(u)) (r dg - u_hat mean(r dg (.) u_hat))
 //   dx = (1 / RMS(x)) (dn - n(x) mean(dn (.) n(x)))            (norm::rms_normalize_backward)
 //
-// forward returns one output shared by every reading map, or (HG) one per branch.
+// forward writes one output shared by every reading map, or (HG) one per branch.
 #pragma once
 
 #include <array>
