@@ -22,12 +22,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <scaleref/lm/model.hpp>
-#include <scaleref/random/philox.hpp>
 #include <scaleref/train/optim.hpp>
 #include <string>
 #include <vector>
 
 #include "alloc_count.hpp"
+#include "lm_bench_setup.hpp"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -113,18 +113,9 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "scaleref_lm_bench: expected --reps >= 1\n");
     return 2;
   }
-  lm::Config c;
-  c.vocab = 256;
-  c.d_model = 128;
-  c.n_layers = 4;
-  c.n_heads = 4;
-  c.max_seq = 128;
+  const lm::Config c = bench::lm_config();
   lm::ParamStore<double> p = lm::init_params<double>(c);
-  lm::Batch b{16, 128, {}, {}};
-  for (long i = 0; i < b.rows(); ++i) {
-    b.tokens.push_back(static_cast<int>(random::uniform(1, 0, 2 * i) * c.vocab));
-    b.targets.push_back(static_cast<int>(random::uniform(1, 0, 2 * i + 1) * c.vocab));
-  }
+  const lm::Batch b = bench::lm_batch(c);
   int threads = 1;
 #ifdef _OPENMP
   threads = omp_get_max_threads();

@@ -9,8 +9,11 @@
 // Parameters sit away from their initialization (SeeDNorm's alpha and beta are
 // nonzero, so the self-rescaling branch does real work); inputs are sin / cos
 // of the element index. The time includes everything the reference does:
-// input validation, allocation of the outputs and gradients, and the fixed
-// order row reductions for the parameter gradients. It is a reference, not a
+// input validation and the fixed order row reductions for the parameter
+// gradients; the output, cache and gradients are kept across iterations, as a
+// caller that checks many batches keeps them (types.hpp), so no iteration
+// allocates. SDD (sdd/layer.hpp, eps 0) adds its three products with V
+// [D, D]: y = alpha (.) norm(x V^T), dV, dx. It is a reference, not a
 // kernel: these numbers say how long an oracle check takes, and give a floor
 // to compare an optimized (CUDA) implementation with.
 //
@@ -56,6 +59,7 @@
 #include <scaleref/norm/rmsnorm.hpp>
 #include <scaleref/norm/seednorm.hpp>
 #include <scaleref/rows.hpp>
+#include <scaleref/sdd/layer.hpp>
 #include <scaleref/types.hpp>
 #include <string>
 
@@ -174,10 +178,12 @@ void bm_rmsnorm(benchmark::State& state) {
   const norm::rmsnorm::Config c{};
   norm::rmsnorm::Params<double> p{gain(g_d)};
   norm::rmsnorm::Cache<double> cache;
+  Mat<double> y;
+  norm::rmsnorm::Grads<double> g;
   for (auto _ : state) {
-    Mat<double> y = norm::rmsnorm::forward(p, c, in.x, &cache);
+    norm::rmsnorm::forward(p, c, in.x, y, cache);
     benchmark::DoNotOptimize(y.data());
-    norm::rmsnorm::Grads<double> g = norm::rmsnorm::backward(p, c, cache, in.dy);
+    norm::rmsnorm::backward(p, c, cache, in.dy, g);
     benchmark::DoNotOptimize(g.dx.data());
     benchmark::DoNotOptimize(g.dgamma.data());
     benchmark::ClobberMemory();
@@ -192,10 +198,12 @@ void bm_layernorm(benchmark::State& state) {
   const norm::layernorm::Config c{};
   norm::layernorm::Params<double> p{gain(g_d), bias(g_d)};
   norm::layernorm::Cache<double> cache;
+  Mat<double> y;
+  norm::layernorm::Grads<double> g;
   for (auto _ : state) {
-    Mat<double> y = norm::layernorm::forward(p, c, in.x, &cache);
+    norm::layernorm::forward(p, c, in.x, y, cache);
     benchmark::DoNotOptimize(y.data());
-    norm::layernorm::Grads<double> g = norm::layernorm::backward(p, c, cache, in.dy);
+    norm::layernorm::backward(p, c, cache, in.dy, g);
     benchmark::DoNotOptimize(g.dx.data());
     benchmark::DoNotOptimize(g.dgamma.data());
     benchmark::DoNotOptimize(g.dbeta.data());
@@ -211,10 +219,12 @@ void bm_dyt(benchmark::State& state) {
   const norm::dyt::Config c{};
   norm::dyt::Params<double> p{Mat<double>::Constant(1, 1, 0.7), gain(g_d), bias(g_d)};
   norm::dyt::Cache<double> cache;
+  Mat<double> y;
+  norm::dyt::Grads<double> g;
   for (auto _ : state) {
-    Mat<double> y = norm::dyt::forward(p, c, in.x, &cache);
+    norm::dyt::forward(p, c, in.x, y, cache);
     benchmark::DoNotOptimize(y.data());
-    norm::dyt::Grads<double> g = norm::dyt::backward(p, c, cache, in.dy);
+    norm::dyt::backward(p, c, cache, in.dy, g);
     benchmark::DoNotOptimize(g.dx.data());
     benchmark::DoNotOptimize(g.dalpha.data());
     benchmark::DoNotOptimize(g.dgamma.data());
@@ -238,10 +248,12 @@ void bm_seednorm(benchmark::State& state, int heads) {
   c.heads = heads;
   norm::seednorm::Params<double> p{seed_alpha(g_d), seed_beta(g_d), gain(g_d)};
   norm::seednorm::Cache<double> cache;
+  Mat<double> y;
+  norm::seednorm::Grads<double> g;
   for (auto _ : state) {
-    Mat<double> y = norm::seednorm::forward(p, c, in.x, &cache);
+    norm::seednorm::forward(p, c, in.x, y, cache);
     benchmark::DoNotOptimize(y.data());
-    norm::seednorm::Grads<double> g = norm::seednorm::backward(p, c, cache, in.dy);
+    norm::seednorm::backward(p, c, cache, in.dy, g);
     benchmark::DoNotOptimize(g.dx.data());
     benchmark::DoNotOptimize(g.dalpha.data());
     benchmark::DoNotOptimize(g.dbeta.data());
@@ -262,10 +274,12 @@ void bm_adaseednorm(benchmark::State& state) {
   const norm::adaseednorm::Config c{};
   norm::adaseednorm::Params<double> p{seed_alpha(g_d), seed_beta(g_d)};
   norm::adaseednorm::Cache<double> cache;
+  Mat<double> y;
+  norm::adaseednorm::Grads<double> g;
   for (auto _ : state) {
-    Mat<double> y = norm::adaseednorm::forward(p, c, in.x, cond.gamma_c, cond.eta_c, &cache);
+    norm::adaseednorm::forward(p, c, in.x, cond.gamma_c, cond.eta_c, y, cache);
     benchmark::DoNotOptimize(y.data());
-    norm::adaseednorm::Grads<double> g = norm::adaseednorm::backward(p, c, cache, in.dy);
+    norm::adaseednorm::backward(p, c, cache, in.dy, g);
     benchmark::DoNotOptimize(g.dx.data());
     benchmark::DoNotOptimize(g.dalpha.data());
     benchmark::DoNotOptimize(g.dbeta.data());
@@ -274,6 +288,32 @@ void bm_adaseednorm(benchmark::State& state) {
     benchmark::ClobberMemory();
   }
   set_bytes(state, 9);
+}
+
+// SDD (eps = 0, the paper's) with V [D, D], V(i, j) = sin(0.29 i - 0.013 j + 0.5) / sqrt(D),
+// and alpha = gain. Traffic: forward reads x, writes y; backward reads x, dy,
+// writes dx (V and dV are D x D, counted like [N, D] at N = D: 2 more). 7 tensors.
+void bm_sdd(benchmark::State& state) {
+  const Inputs& in = inputs();
+  const double scale = 1.0 / std::sqrt(static_cast<double>(g_d));
+  scaleref::sdd::Params<double> p{
+      fill(g_d, g_d,
+           [scale](double i, double j) { return std::sin(0.29 * i - 0.013 * j + 0.5) * scale; }),
+      gain(g_d)};
+  const scaleref::sdd::Config c{};
+  scaleref::sdd::Cache<double> cache;
+  Mat<double> y;
+  scaleref::sdd::Grads<double> g;
+  for (auto _ : state) {
+    scaleref::sdd::forward(p, c, in.x, y, cache);
+    benchmark::DoNotOptimize(y.data());
+    scaleref::sdd::backward(p, c, cache, in.dy, g);
+    benchmark::DoNotOptimize(g.dx.data());
+    benchmark::DoNotOptimize(g.dV.data());
+    benchmark::DoNotOptimize(g.dalpha.data());
+    benchmark::ClobberMemory();
+  }
+  set_bytes(state, 7);
 }
 
 void configure(benchmark::internal::Benchmark* b) {
@@ -305,6 +345,7 @@ int main(int argc, char** argv) {
   configure(benchmark::RegisterBenchmark(("SeeDNorm_heads8" + shape).c_str(),
                                          [](benchmark::State& s) { bm_seednorm(s, kHeads); }));
   configure(benchmark::RegisterBenchmark(("AdaSeeDNorm" + shape).c_str(), bm_adaseednorm));
+  configure(benchmark::RegisterBenchmark(("SDD" + shape).c_str(), bm_sdd));
 
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

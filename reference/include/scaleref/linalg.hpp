@@ -2,14 +2,16 @@
 //
 // Eigen's own GEMM picks its blocking from the thread count, so its bits can
 // change with OMP_NUM_THREADS. scaleref builds with EIGEN_DONT_PARALLELIZE and
-// uses this product instead. C = A B is cut into fixed blocks of
-// kMatmulRowBlock rows of A (the same blocks whatever the thread count), the
-// blocks are shared among OpenMP threads, and each is one single-threaded
-// product:
-//   float, double: Eigen's GEMM on the block. Its summation order depends only
-//                  on the block's shape and the CPU's cache sizes, never on
+// uses this product instead. C = A B is cut into fixed tiles of at most
+// kMatmulBlock rows by kMatmulBlock columns (the same tiles whatever the
+// thread count), the tiles are shared among OpenMP threads, and each is one
+// single-threaded product of a block of rows of A by a block of columns of B:
+//   float, double: Eigen's GEMM on the tile. Its summation order depends only
+//                  on the tile's shape and the CPU's cache sizes, never on
 //                  which thread runs it, so C is bitwise identical for any
-//                  number of threads on a given machine.
+//                  number of threads on a given machine. The tile's bounded
+//                  shape also bounds Eigen's packing buffers, which then live
+//                  on the stack (eigen.hpp): a product allocates nothing.
 //   other scalars (Real50): C(i, j) accumulated over k in the fixed order
 //                  0, 1, ..., K-1.
 // The operands may be Eigen expressions (a transpose, a block), which are
@@ -18,12 +20,13 @@
 
 #include <algorithm>
 #include <scaleref/error.hpp>
+#include <scaleref/rows.hpp>
 #include <scaleref/types.hpp>
 #include <type_traits>
 
 namespace scaleref {
 
-inline constexpr Eigen::Index kMatmulRowBlock = 128;
+inline constexpr Eigen::Index kMatmulBlock = 128;
 
 // c = A B for A [n, k], B [k, m], written into c (resized; c must not alias a or b).
 template <class T, class DA, class DB>
@@ -36,20 +39,24 @@ void matmul(const Eigen::MatrixBase<DA>& a, const Eigen::MatrixBase<DB>& b, Mat<
     c.setZero();
     return;
   }
-  const Eigen::Index blocks = (n + kMatmulRowBlock - 1) / kMatmulRowBlock;
-  // Threads only pay off once a block holds real work.
-  const bool parallel = blocks > 1 && static_cast<double>(k) * static_cast<double>(m) * n > 1e5;
-#pragma omp parallel for schedule(static) if (parallel)
-  for (Eigen::Index blk = 0; blk < blocks; ++blk) {
-    const Eigen::Index i0 = blk * kMatmulRowBlock, rows = std::min(kMatmulRowBlock, n - i0);
+  const Eigen::Index row_blocks = (n + kMatmulBlock - 1) / kMatmulBlock;
+  const Eigen::Index col_blocks = (m + kMatmulBlock - 1) / kMatmulBlock;
+  const Eigen::Index tiles = row_blocks * col_blocks;
+  // Threads only pay off once a tile holds real work.
+  const bool parallel = tiles > 1 && static_cast<double>(k) * static_cast<double>(m) * n > 1e5;
+  parallel_for(tiles, parallel, [&](Eigen::Index t) {
+    const Eigen::Index i0 = (t / col_blocks) * kMatmulBlock, rows = std::min(kMatmulBlock, n - i0);
+    const Eigen::Index j0 = (t % col_blocks) * kMatmulBlock, cols = std::min(kMatmulBlock, m - j0);
+    auto tile = c.block(i0, j0, rows, cols);
     if constexpr (std::is_floating_point_v<T>) {
-      c.middleRows(i0, rows).noalias() = a.middleRows(i0, rows) * b;
+      tile.noalias() = a.middleRows(i0, rows) * b.middleCols(j0, cols);
     } else {
-      c.middleRows(i0, rows).setZero();
-      for (Eigen::Index i = i0; i < i0 + rows; ++i)
-        for (Eigen::Index kk = 0; kk < k; ++kk) c.row(i).noalias() += a(i, kk) * b.row(kk);
+      tile.setZero();
+      for (Eigen::Index i = 0; i < rows; ++i)
+        for (Eigen::Index kk = 0; kk < k; ++kk)
+          tile.row(i).noalias() += a(i0 + i, kk) * b.row(kk).segment(j0, cols);
     }
-  }
+  });
 }
 
 // C = A B for A [n, k], B [k, m]; S defaults to A's scalar type.

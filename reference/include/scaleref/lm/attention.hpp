@@ -32,11 +32,14 @@ namespace scaleref::lm {
 template <class S>
 struct AttnCache {
   ProjCache<S> pq, pk, pv, po;
-  Mat<S> q, k, v;                  // [B T, d] as the scores read them (after qk_norm)
-  norm::rmsnorm::Cache<S> qn, kn;  // qk_norm, on the [B T H, d_h] view
-  Mat<S> o;                        // [B T, d] concat_h A v_h, before the gate
-  Mat<S> gate;                     // [B T, H] sigmoid(u_q W_g^T) (gated_attention)
-  Mat<S> o_gated;                  // [B T, d] P_o's input when gated
+  Mat<S> q, k, v;  // [B T, d] as the scores read them (after qk_norm)
+  // qk_norm, on the [B T H, d_h] view: the gains, the heads' rows in and out, the caches
+  norm::rmsnorm::Params<S> q_gain, k_gain;
+  Mat<S> q_heads, k_heads, q_normed, k_normed;
+  norm::rmsnorm::Cache<S> qn, kn;
+  Mat<S> o;        // [B T, d] concat_h A v_h, before the gate
+  Mat<S> gate;     // [B T, H] sigmoid(u_q W_g^T) (gated_attention)
+  Mat<S> o_gated;  // [B T, d] P_o's input when gated
   const Mat<S>& o_input() const { return gate.size() ? o_gated : o; }
 };
 
@@ -46,15 +49,18 @@ template <class S>
 struct AttnGrads {
   Mat<S> du_q, du_k, du_v;
   Mat<S> dz, dO, dG, du_gate, dq, dk, dv;
-  std::vector<Mat<S>> dS;  // [b H + h]: dL/dS of each block, [T, T]
+  std::vector<Mat<S>> dS;                    // [b H + h]: dL/dS of each block, [T, T]
+  Mat<S> dq_heads, dk_heads;                 // qk_norm: dq, dk on the [B T H, d_h] view
+  norm::rmsnorm::Grads<S> dq_norm, dk_norm;  // qk_norm's gradients
 };
 
 namespace detail {
 
-// [N, d] <-> [N H, d_h]: the same row-major data read as one row per (token, head).
+// dst = src's row-major data read as [rows, cols] ([N, d] <-> [N H, d_h]: one
+// row per token or one per (token, head)); dst keeps its storage.
 template <class S>
-Mat<S> reshaped(const Mat<S>& m, Eigen::Index rows, Eigen::Index cols) {
-  return Eigen::Map<const Mat<S>>(m.data(), rows, cols);
+void reshape_into(const Mat<S>& src, Eigen::Index rows, Eigen::Index cols, Mat<S>& dst) {
+  dst = Eigen::Map<const Mat<S>>(src.data(), rows, cols);
 }
 
 inline bool attention_parallel(Eigen::Index blocks, Eigen::Index n, Eigen::Index d,
@@ -71,7 +77,6 @@ template <class S>
 void attention_forward(const Config& c, const ParamStore<S>& p, const Name& layer_prefix,
                        Eigen::Index B, Eigen::Index T, const Mat<S>& uq, const Mat<S>& uk,
                        const Mat<S>& uv, AttnCache<S>& k, std::vector<Mat<S>>& probs, Mat<S>& out) {
-  using std::exp;
   using std::sqrt;
   const Name base = layer_prefix + "attn.";
   const Eigen::Index N = B * T, d = c.d_model, H = c.n_heads, dh = c.head_dim();
@@ -79,41 +84,34 @@ void attention_forward(const Config& c, const ParamStore<S>& p, const Name& laye
   proj_forward(c, p, Proj::k, base + "k.", uk, k.pk, k.k);
   proj_forward(c, p, Proj::v, base + "v.", uv, k.pv, k.v);
   if (c.qk_norm) {
-    k.q = detail::reshaped(norm::rmsnorm::forward<S>({p.at(base + "q_norm.gamma")}, {c.norm_eps},
-                                                     detail::reshaped(k.q, N * H, dh), &k.qn),
-                           N, d);
-    k.k = detail::reshaped(norm::rmsnorm::forward<S>({p.at(base + "k_norm.gamma")}, {c.norm_eps},
-                                                     detail::reshaped(k.k, N * H, dh), &k.kn),
-                           N, d);
+    k.q_gain.gamma = p.at(base + "q_norm.gamma");
+    k.k_gain.gamma = p.at(base + "k_norm.gamma");
+    detail::reshape_into(k.q, N * H, dh, k.q_heads);
+    detail::reshape_into(k.k, N * H, dh, k.k_heads);
+    norm::rmsnorm::forward<S>(k.q_gain, {c.norm_eps}, k.q_heads, k.q_normed, k.qn);
+    norm::rmsnorm::forward<S>(k.k_gain, {c.norm_eps}, k.k_heads, k.k_normed, k.kn);
+    detail::reshape_into(k.q_normed, N, d, k.q);
+    detail::reshape_into(k.k_normed, N, d, k.k);
   }
   k.o.resize(N, d);
   probs.resize(static_cast<std::size_t>(B * H));
   const S scale = S(1) / sqrt(S(static_cast<long>(dh)));
-#pragma omp parallel for schedule(static) if (detail::attention_parallel(B * H, N, d, T))
-  for (Eigen::Index bh = 0; bh < B * H; ++bh) {
+  parallel_for(B * H, detail::attention_parallel(B * H, N, d, T), [&](Eigen::Index bh) {
     const Eigen::Index r0 = (bh / H) * T, c0 = (bh % H) * dh;
     Mat<S>& A = probs[static_cast<std::size_t>(bh)];
     // A = q_h k_h^T (all of it: a product is faster than the causal half by dot products)
     A.resize(T, T);
     A.noalias() = k.q.block(r0, c0, T, dh) * k.k.block(r0, c0, T, dh).transpose();
     for (Eigen::Index i = 0; i < T; ++i) {
-      S m = 0;
-      for (Eigen::Index j = 0; j <= i; ++j) {
-        A(i, j) *= scale;
-        if (j == 0 || A(i, j) > m) m = A(i, j);
-      }
-      S sum = 0;
-      for (Eigen::Index j = 0; j <= i; ++j) {
-        A(i, j) = exp(S(A(i, j) - m));
-        sum += A(i, j);
-      }
-      const S inv = S(1) / sum;
-      for (Eigen::Index j = 0; j <= i; ++j) A(i, j) *= inv;
-      for (Eigen::Index j = i + 1; j < T; ++j) A(i, j) = 0;  // causal
+      auto row = A.row(i).head(i + 1).array();  // the keys j <= i
+      row *= scale;
+      row = (row - row.maxCoeff()).exp();
+      row /= row.sum();
+      A.row(i).tail(T - 1 - i).setZero();  // causal
     }
     k.o.block(r0, c0, T, dh).noalias() = A * k.v.block(r0, c0, T, dh);
-  }
-  k.gate.resize(0, 0);
+  });
+  if (!c.gated_attention) k.gate.resize(0, 0);  // empty: o_input() is o
   if (c.gated_attention) {
     matmul(uq, p.at(base + "gate_proj.W").transpose(), k.gate);
     k.o_gated.resize(N, d);
@@ -161,8 +159,7 @@ void attention_backward(const Config& c, const ParamStore<S>& p, const Name& lay
   d.dv.resize(N, dm);
   d.dS.resize(static_cast<std::size_t>(B * H));
   const S scale = S(1) / sqrt(S(static_cast<long>(dh)));
-#pragma omp parallel for schedule(static) if (detail::attention_parallel(B * H, N, dm, T))
-  for (Eigen::Index bh = 0; bh < B * H; ++bh) {
+  parallel_for(B * H, detail::attention_parallel(B * H, N, dm, T), [&](Eigen::Index bh) {
     const Eigen::Index r0 = (bh / H) * T, c0 = (bh % H) * dh;
     const Mat<S>& A = probs[static_cast<std::size_t>(bh)];
     Mat<S>& dS = d.dS[static_cast<std::size_t>(bh)];
@@ -170,24 +167,25 @@ void attention_backward(const Config& c, const ParamStore<S>& p, const Name& lay
     dS.resize(T, T);
     dS.noalias() = dO * k.v.block(r0, c0, T, dh).transpose();  // dA
     for (Eigen::Index i = 0; i < T; ++i) {
-      S dot = 0;  // sum_j A_ij dA_ij
-      for (Eigen::Index j = 0; j <= i; ++j) dot += A(i, j) * dS(i, j);
-      for (Eigen::Index j = 0; j <= i; ++j) dS(i, j) = A(i, j) * (dS(i, j) - dot) * scale;
-      for (Eigen::Index j = i + 1; j < T; ++j) dS(i, j) = 0;
+      const auto a = A.row(i).head(i + 1).array();  // the keys j <= i
+      auto ds = dS.row(i).head(i + 1).array();
+      const S dot = (a * ds).sum();  // sum_j A_ij dA_ij
+      ds = a * (ds - dot) * scale;
+      dS.row(i).tail(T - 1 - i).setZero();
     }
     d.dq.block(r0, c0, T, dh).noalias() = dS * k.k.block(r0, c0, T, dh);
     d.dk.block(r0, c0, T, dh).noalias() = dS.transpose() * k.q.block(r0, c0, T, dh);
     d.dv.block(r0, c0, T, dh).noalias() = A.transpose() * dO;
-  }
+  });
   if (c.qk_norm) {  // rmsnorm.hpp backward on the [B T H, d_h] view
-    auto rq = norm::rmsnorm::backward<S>({p.at(base + "q_norm.gamma")}, {c.norm_eps}, k.qn,
-                                         detail::reshaped(d.dq, N * H, dh));
-    auto rk = norm::rmsnorm::backward<S>({p.at(base + "k_norm.gamma")}, {c.norm_eps}, k.kn,
-                                         detail::reshaped(d.dk, N * H, dh));
-    g.at(base + "q_norm.gamma") = std::move(rq.dgamma);
-    g.at(base + "k_norm.gamma") = std::move(rk.dgamma);
-    d.dq = detail::reshaped(rq.dx, N, dm);
-    d.dk = detail::reshaped(rk.dx, N, dm);
+    detail::reshape_into(d.dq, N * H, dh, d.dq_heads);
+    detail::reshape_into(d.dk, N * H, dh, d.dk_heads);
+    norm::rmsnorm::backward<S>(k.q_gain, {c.norm_eps}, k.qn, d.dq_heads, d.dq_norm);
+    norm::rmsnorm::backward<S>(k.k_gain, {c.norm_eps}, k.kn, d.dk_heads, d.dk_norm);
+    g.at(base + "q_norm.gamma") = d.dq_norm.dgamma;
+    g.at(base + "k_norm.gamma") = d.dk_norm.dgamma;
+    detail::reshape_into(d.dq_norm.dx, N, dm, d.dq);
+    detail::reshape_into(d.dk_norm.dx, N, dm, d.dk);
   }
   proj_backward(c, p, Proj::q, base + "q.", uq, k.pq, d.dq, d.du_q, g);
   proj_backward(c, p, Proj::k, base + "k.", uk, k.pk, d.dk, d.du_k, g);

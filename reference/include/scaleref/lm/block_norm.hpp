@@ -41,10 +41,14 @@ enum class NormSite { attn, ffn, final };
 
 template <class S>
 struct BlockNormCache {
-  norm::rmsnorm::Params<S> rms_params;  // the module's gain, copied from the store
+  // the module path: its parameters (copied from the store) and its cache
+  norm::rmsnorm::Params<S> rms_params;
   norm::rmsnorm::Cache<S> rms;
+  norm::layernorm::Params<S> ln_params;
   norm::layernorm::Cache<S> ln;
+  norm::dyt::Params<S> dyt_params;
   norm::dyt::Cache<S> dyt;
+  norm::seednorm::Params<S> seed_params;
   norm::seednorm::Cache<S> seed;
   // the scale-vector path
   Mat<S> x_hat, rx;           // n(x), 1 / RMS(x) per row
@@ -57,6 +61,9 @@ struct BlockNormCache {
 template <class S>
 struct BlockNormGrads {
   norm::rmsnorm::Grads<S> rms;
+  norm::layernorm::Grads<S> ln;
+  norm::dyt::Grads<S> dyt;
+  norm::seednorm::Grads<S> seed;
   Mat<S> dn, dr;
   std::vector<Mat<S>> dgain;
 };
@@ -115,34 +122,37 @@ void block_norm_forward(const Config& c, const ParamStore<S>& p, const Name& lay
         norm::rmsnorm::forward<S>(k.rms_params, {c.norm_eps}, x, out[0], k.rms);
         break;
       case NormKind::layernorm:
-        out[0] = norm::layernorm::forward<S>({p.at(pre + "gamma"), p.at(pre + "beta")},
-                                             {c.norm_eps, true}, x, &k.ln);
+        k.ln_params.gamma = p.at(pre + "gamma");
+        k.ln_params.beta = p.at(pre + "beta");
+        norm::layernorm::forward<S>(k.ln_params, {c.norm_eps, true}, x, out[0], k.ln);
         break;
       case NormKind::dyt:
-        out[0] =
-            norm::dyt::forward<S>({p.at(pre + "alpha"), p.at(pre + "gamma"), p.at(pre + "beta")},
-                                  {true, c.dyt_alpha_init}, x, &k.dyt);
+        k.dyt_params.alpha = p.at(pre + "alpha");
+        k.dyt_params.gamma = p.at(pre + "gamma");
+        k.dyt_params.beta = p.at(pre + "beta");
+        norm::dyt::forward<S>(k.dyt_params, {true, c.dyt_alpha_init}, x, out[0], k.dyt);
         break;
       case NormKind::seednorm:
       case NormKind::seednorm_mh:
-        out[0] = norm::seednorm::forward<S>(
-            {p.at(pre + "alpha"), p.at(pre + "beta"), p.at(pre + "gamma")}, detail::seed_config(c),
-            x, &k.seed);
+        k.seed_params.alpha = p.at(pre + "alpha");
+        k.seed_params.beta = p.at(pre + "beta");
+        k.seed_params.gamma = p.at(pre + "gamma");
+        norm::seednorm::forward<S>(k.seed_params, detail::seed_config(c), x, out[0], k.seed);
         break;
     }
     return;
   }
   // scale-vector path: n(x), then the gain(s)
   detail::rms_blocks("lm::forward (block norm n(x))", x, 1, c.norm_eps, k.x_hat, k.rx);
-  k.gains.clear();
-  if (site != NormSite::final && c.scale_vectors == ScaleVectors::md) {
+  const bool md = site != NormSite::final && c.scale_vectors == ScaleVectors::md;
+  const bool hg = site != NormSite::final && c.scale_vectors == ScaleVectors::hg;
+  k.gains.resize(md ? 1 : hg ? detail::hg_branches(site) : 0);
+  if (md) {
     const Mat<S>& u = p.at(pre + "u");
     norm::inverse_rms("lm::forward (MD's RMS(u))", u, 0.0, k.ru);
     k.u_hat = u * k.ru(0, 0);
-    k.gains.resize(1);
     k.gains[0] = k.u_hat * p.at(pre + "r")(0, 0);
-  } else if (site != NormSite::final && c.scale_vectors == ScaleVectors::hg) {
-    k.gains.resize(detail::hg_branches(site));
+  } else if (hg) {
     for (std::size_t b = 0; b < k.gains.size(); ++b)
       k.gains[b] = p.at(detail::hg_gain_name(layer_prefix, site, b));
   }
@@ -172,32 +182,27 @@ void block_norm_backward(const Config& c, const ParamStore<S>& p, const Name& la
         return;
       }
       case NormKind::layernorm: {  // layernorm.hpp
-        auto r = norm::layernorm::backward<S>({p.at(pre + "gamma"), p.at(pre + "beta")},
-                                              {c.norm_eps, true}, k.ln, dy[0]);
-        g.at(pre + "gamma") = std::move(r.dgamma);
-        g.at(pre + "beta") = std::move(r.dbeta);
-        dx = std::move(r.dx);
+        norm::layernorm::backward<S>(k.ln_params, {c.norm_eps, true}, k.ln, dy[0], d.ln);
+        g.at(pre + "gamma") = d.ln.dgamma;
+        g.at(pre + "beta") = d.ln.dbeta;
+        dx = d.ln.dx;
         return;
       }
       case NormKind::dyt: {  // dyt.hpp
-        auto r =
-            norm::dyt::backward<S>({p.at(pre + "alpha"), p.at(pre + "gamma"), p.at(pre + "beta")},
-                                   {true, c.dyt_alpha_init}, k.dyt, dy[0]);
-        g.at(pre + "alpha") = std::move(r.dalpha);
-        g.at(pre + "gamma") = std::move(r.dgamma);
-        g.at(pre + "beta") = std::move(r.dbeta);
-        dx = std::move(r.dx);
+        norm::dyt::backward<S>(k.dyt_params, {true, c.dyt_alpha_init}, k.dyt, dy[0], d.dyt);
+        g.at(pre + "alpha") = d.dyt.dalpha;
+        g.at(pre + "gamma") = d.dyt.dgamma;
+        g.at(pre + "beta") = d.dyt.dbeta;
+        dx = d.dyt.dx;
         return;
       }
       case NormKind::seednorm:
       case NormKind::seednorm_mh: {  // seednorm.hpp: seednorm eq. 16, 18, 20, 26
-        auto r = norm::seednorm::backward<S>(
-            {p.at(pre + "alpha"), p.at(pre + "beta"), p.at(pre + "gamma")}, detail::seed_config(c),
-            k.seed, dy[0]);
-        g.at(pre + "alpha") = std::move(r.dalpha);
-        g.at(pre + "beta") = std::move(r.dbeta);
-        g.at(pre + "gamma") = std::move(r.dgamma);
-        dx = std::move(r.dx);
+        norm::seednorm::backward<S>(k.seed_params, detail::seed_config(c), k.seed, dy[0], d.seed);
+        g.at(pre + "alpha") = d.seed.dalpha;
+        g.at(pre + "beta") = d.seed.dbeta;
+        g.at(pre + "gamma") = d.seed.dgamma;
+        dx = d.seed.dx;
         return;
       }
     }

@@ -168,6 +168,8 @@ struct Config {
   bool sir = false;
   std::uint64_t seed = 0;
 
+  bool operator==(const Config&) const = default;
+
   long ffn_width() const { return d_ff > 0 ? d_ff : 4 * d_model; }
   long head_dim() const { return d_model / n_heads; }
   bool any_sdd() const {

@@ -42,10 +42,9 @@ void ffn_forward(const Config& c, const ParamStore<S>& p, const Name& layer_pref
   k.s.resize(n, f);
   k.m.resize(n, f);
   for_each_row(n, f, [&](Eigen::Index i) {
-    for (Eigen::Index j = 0; j < f; ++j) {
-      k.s(i, j) = detail::sigmoid(k.a(i, j));
-      k.m(i, j) = k.a(i, j) * k.s(i, j) * k.b(i, j);
-    }
+    const auto a = k.a.row(i).array();
+    k.s.row(i).array() = S(1) / (S(1) + (-a).exp());  // sigmoid
+    k.m.row(i).array() = a * k.s.row(i).array() * k.b.row(i).array();
   });
   proj_forward(c, p, Proj::down, base + "down.", k.m, k.pd, out);
 }
@@ -62,11 +61,10 @@ void ffn_backward(const Config& c, const ParamStore<S>& p, const Name& layer_pre
   const Eigen::Index n = d.da.rows(), f = d.da.cols();
   d.db.resize(n, f);
   for_each_row(n, f, [&](Eigen::Index i) {
-    for (Eigen::Index j = 0; j < f; ++j) {
-      const S s = k.s(i, j), a = k.a(i, j), dm = d.da(i, j);
-      d.db(i, j) = dm * a * s;                                    // dm (.) silu(a)
-      d.da(i, j) = dm * k.b(i, j) * s * (S(1) + a * (S(1) - s));  // dm (.) b (.) silu'(a)
-    }
+    const auto s = k.s.row(i).array(), a = k.a.row(i).array();
+    auto dm = d.da.row(i).array();
+    d.db.row(i).array() = dm * a * s;                            // dm (.) silu(a)
+    dm = dm * k.b.row(i).array() * s * (S(1) + a * (S(1) - s));  // dm (.) b (.) silu'(a)
   });
   proj_backward(c, p, Proj::gate, base + "gate.", u_gate, k.pg, d.da, d.du_gate, g);
   proj_backward(c, p, Proj::up, base + "up.", u_up, k.pu, d.db, d.du_up, g);

@@ -66,8 +66,10 @@ struct LayerCache {
 template <class S>
 struct BackwardScratch {
   Mat<S> dlogits, dx, dnorm;
-  std::vector<Mat<S>> branches;  // the gradients of a norm's output(s)
-  BlockNormGrads<S> norm;
+  // per norm site (their output counts differ under HG): the gradients of the
+  // norm's output(s), and the norm's temporaries
+  std::vector<Mat<S>> attn_branches, ffn_branches;
+  BlockNormGrads<S> attn_norm, ffn_norm, final_norm;
   AttnGrads<S> attn;
   FfnGrads<S> ffn;
 };
@@ -105,7 +107,13 @@ inline Name layer_prefix(long l) {
 // stated shapes; the message names the parameter.
 template <class S>
 void check_params(const char* where, const Config& c, const ParamStore<S>& p) {
-  const std::vector<ParamInfo> want = layout(c);
+  // layout(c) builds every name; a step checks against the one built for its config
+  thread_local Config last;
+  thread_local std::vector<ParamInfo> want = layout(last);
+  if (!(c == last)) {
+    want = layout(c);
+    last = c;
+  }
   require(p.info.size() == want.size() && p.values.size() == want.size(), where, "expected ",
           want.size(), " parameters for this config, got ", p.info.size(), " infos and ",
           p.values.size(), " values");
@@ -151,7 +159,6 @@ void gather(std::size_t n_outputs, std::initializer_list<const Mat<S>*> d,
 // when given. A cache kept between calls keeps its storage (types.hpp).
 template <class S>
 S forward(const Config& c, const ParamStore<S>& p, const Batch& b, Cache<S>* cache = nullptr) {
-  using std::exp;
   using std::log;
   constexpr const char* where = "lm::forward";
   validate(c);
@@ -235,12 +242,9 @@ S forward(const Config& c, const ParamStore<S>& p, const Batch& b, Cache<S>* cac
   for_each_row(N, V, [&](Eigen::Index i) {
     const int t = b.targets[static_cast<std::size_t>(i)];
     if (t < 0) return;
-    S m = k.logits(i, 0);
-    for (Eigen::Index j = 1; j < V; ++j)
-      if (k.logits(i, j) > m) m = k.logits(i, j);
-    S sum = 0;
-    for (Eigen::Index j = 0; j < V; ++j) sum += exp(S(k.logits(i, j) - m));
-    k.row_loss(i, 0) = m + log(sum) - k.logits(i, t);
+    const auto z = k.logits.row(i).array();
+    const S m = z.maxCoeff();
+    k.row_loss(i, 0) = m + log(S((z - m).exp().sum())) - z(t);
   });
   S total = 0;
   for (Eigen::Index i = 0; i < N; ++i) total += k.row_loss(i, 0);  // row order
@@ -252,7 +256,6 @@ S forward(const Config& c, const ParamStore<S>& p, const Batch& b, Cache<S>* cac
 template <class S>
 void backward(const Config& c, const ParamStore<S>& p, const Batch& b, const Cache<S>& k,
               ParamStore<S>& g) {
-  using std::exp;
   constexpr const char* where = "lm::backward";
   validate(c);
   check_batch(where, c, b);
@@ -274,17 +277,11 @@ void backward(const Config& c, const ParamStore<S>& p, const Batch& b, const Cac
   for_each_row(N, V, [&](Eigen::Index i) {
     const int t = b.targets[static_cast<std::size_t>(i)];
     if (t < 0) return;
-    S m = k.logits(i, 0);
-    for (Eigen::Index j = 1; j < V; ++j)
-      if (k.logits(i, j) > m) m = k.logits(i, j);
-    S sum = 0;
-    for (Eigen::Index j = 0; j < V; ++j) {
-      dlogits(i, j) = exp(S(k.logits(i, j) - m));
-      sum += dlogits(i, j);
-    }
-    const S scale = inv_count / sum;
-    dlogits.row(i) *= scale;
-    dlogits(i, t) -= inv_count;
+    const auto z = k.logits.row(i).array();
+    auto dz = dlogits.row(i).array();
+    dz = (z - z.maxCoeff()).exp();
+    dz *= inv_count / dz.sum();
+    dz(t) -= inv_count;
   });
 
   // logits = y Head^T:  dHead = dlogits^T y,  dy = dlogits Head
@@ -295,7 +292,7 @@ void backward(const Config& c, const ParamStore<S>& p, const Batch& b, const Cac
   matmul(dlogits, head, dx);
   if (c.final_norm) {
     block_norm_backward(c, p, "", NormSite::final, k.final_norm, std::span<const Mat<S>>(&dx, 1), g,
-                        s.norm, s.dnorm);
+                        s.final_norm, s.dnorm);
     std::swap(dx, s.dnorm);
   }
 
@@ -309,23 +306,24 @@ void backward(const Config& c, const ParamStore<S>& p, const Batch& b, const Cac
       // x' = h + FFN(N_f(h)):  dh = dx' + N_f^T(FFN^T dx')
       ffn_backward(c, p, lp, detail::branch(lc.ffn_in, 0), detail::branch(lc.ffn_in, 1), lc.ffn, dx,
                    g, s.ffn);
-      detail::gather<S>(lc.ffn_in.size(), {&s.ffn.du_gate, &s.ffn.du_up}, s.branches);
-      block_norm_backward(c, p, lp, NormSite::ffn, lc.ffn_norm, std::span<const Mat<S>>(s.branches),
-                          g, s.norm, s.dnorm);
+      detail::gather<S>(lc.ffn_in.size(), {&s.ffn.du_gate, &s.ffn.du_up}, s.ffn_branches);
+      block_norm_backward(c, p, lp, NormSite::ffn, lc.ffn_norm,
+                          std::span<const Mat<S>>(s.ffn_branches), g, s.ffn_norm, s.dnorm);
       detail::add_inplace(dx, s.dnorm);  // dx now holds dh
       // h = x + Attn(N_a(x)):  dx = dh + N_a^T(Attn^T dh)
       attention_backward(c, p, lp, B, T, detail::branch(lc.attn_in, 0),
                          detail::branch(lc.attn_in, 1), detail::branch(lc.attn_in, 2), lc.attn,
                          probs, dx, g, s.attn);
-      detail::gather<S>(lc.attn_in.size(), {&s.attn.du_q, &s.attn.du_k, &s.attn.du_v}, s.branches);
+      detail::gather<S>(lc.attn_in.size(), {&s.attn.du_q, &s.attn.du_k, &s.attn.du_v},
+                        s.attn_branches);
       block_norm_backward(c, p, lp, NormSite::attn, lc.attn_norm,
-                          std::span<const Mat<S>>(s.branches), g, s.norm, s.dnorm);
+                          std::span<const Mat<S>>(s.attn_branches), g, s.attn_norm, s.dnorm);
       detail::add_inplace(dx, s.dnorm);
     } else {
       // Post: x' = N_f(s'), s' = h + FFN(h);  none: x' = s' (no N_f)
       if (c.placement == Placement::post) {
         block_norm_backward(c, p, lp, NormSite::ffn, lc.ffn_norm, std::span<const Mat<S>>(&dx, 1),
-                            g, s.norm, s.dnorm);
+                            g, s.ffn_norm, s.dnorm);
         std::swap(dx, s.dnorm);  // dx now holds ds'
       }
       const Mat<S>& h = lc.ffn_in[0];
@@ -336,7 +334,7 @@ void backward(const Config& c, const ParamStore<S>& p, const Batch& b, const Cac
       // Post: h = N_a(s), s = x + Attn(x);  none: h = s
       if (c.placement == Placement::post) {
         block_norm_backward(c, p, lp, NormSite::attn, lc.attn_norm, std::span<const Mat<S>>(&dx, 1),
-                            g, s.norm, s.dnorm);
+                            g, s.attn_norm, s.dnorm);
         std::swap(dx, s.dnorm);  // dx now holds ds
       }
       attention_backward(c, p, lp, B, T, x, x, x, lc.attn, probs, dx, g, s.attn);

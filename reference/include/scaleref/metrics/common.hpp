@@ -90,7 +90,8 @@ typename Derived::Scalar frobenius_norm(const Eigen::MatrixBase<Derived>& m) {
   using std::ldexp;
   using std::sqrt;
   const int e = pow2_exponent(m);
-  return S(ldexp(S(sqrt(sum_of_squares(scaled(m, e)))), e));
+  const auto scaled_m = m.unaryExpr([e](const S& x) { return S(ldexp(x, -e)); });  // not copied
+  return S(ldexp(S(sqrt(sum_of_squares(scaled_m))), e));
 }
 
 // Each row of m divided by its 2-norm. A zero row has no direction: Error

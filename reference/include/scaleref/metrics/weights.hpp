@@ -173,7 +173,7 @@ SpectralNorm<S> spectral_norm(const Mat<S>& w, const PowerOptions<S>& o = {}) {
     if (it > 1) apply_w();
     lambda = sum_of_squares(u);
     const Mat<S> z =
-        sum_rows<S>(m, n, [&](Eigen::Index i, Mat<S>& acc) { acc += u(i, 0) * ws.row(i); });
+        sum_rows<S>(m, n, [&](Eigen::Index i, auto& acc) { acc += u(i, 0) * ws.row(i); });
     residual = S(frobenius_norm(Mat<S>(z - lambda * v)) / lambda);
     if (residual <= tol_s) return {S(ldexp(S(sqrt(lambda)), e)), residual, it, true};
     v = z / frobenius_norm(z);

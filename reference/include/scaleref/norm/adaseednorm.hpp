@@ -31,6 +31,7 @@ inline constexpr std::array<ParamSpec, 2> kParams{seednorm::kParams[0], seednorm
 
 template <class S>
 struct Cache {
+  seednorm::Params<S> params;  // alpha, beta and the gain 1, as the bracket reads them
   seednorm::Cache<S> inner;
   Mat<S> u;           // [N, D]: the bracket, SeeDNorm with gamma = 1
   Mat<S> one_plus_g;  // [N, D]: 1 + gamma(c)
@@ -39,6 +40,8 @@ struct Cache {
 template <class S>
 struct Grads {
   Mat<S> dx, dalpha, dbeta, dgamma_c, deta_c;
+  Mat<S> dy_inner;           // dy (.) (1 + gamma(c)), the bracket's output gradient (scratch)
+  seednorm::Grads<S> inner;  // the bracket's gradients (scratch)
 };
 
 namespace detail {
@@ -48,42 +51,59 @@ inline Config gain_one(Config c) {
   return c;
 }
 
-template <class S>
-seednorm::Params<S> inner(const Params<S>& p, Eigen::Index d) {
-  return {p.alpha, p.beta, Mat<S>::Ones(1, d)};
-}
-
 }  // namespace detail
 
+// y = AdaSeeDNorm(x, c), written into y (resized; x and y may not alias).
 template <class S>
-Mat<S> forward(const Params<S>& p, const Config& c, const Mat<S>& x, const Mat<S>& gamma_c,
-               const Mat<S>& eta_c, Cache<S>* cache = nullptr) {
+void forward(const Params<S>& p, const Config& c, const Mat<S>& x, const Mat<S>& gamma_c,
+             const Mat<S>& eta_c, Mat<S>& y, Cache<S>& k) {
   constexpr const char* where = "adaseednorm::forward";
   check_input(where, x);
   seednorm::detail::check_config(where, c, x.cols());
-  seednorm::detail::check_params(where, detail::gain_one(c), detail::inner(p, x.cols()), x.cols());
+  k.params.alpha = p.alpha;
+  k.params.beta = p.beta;
+  k.params.gamma.setOnes(1, x.cols());
+  seednorm::detail::check_params(where, detail::gain_one(c), k.params, x.cols());
   for (const auto& [name, m] : {std::pair{"gamma(c)", &gamma_c}, std::pair{"eta(c)", &eta_c}}) {
     require(m->rows() == x.rows() && m->cols() == x.cols(), where, "expected ", name,
             " shaped like x ", shape_str(x), ", got ", shape_str(*m));
     require(all_finite(*m), where, "expected a finite ", name, ", got a non-finite entry");
   }
-  Cache<S> local;
-  Cache<S>& k = cache ? *cache : local;
-  k.u = seednorm::forward(detail::inner(p, x.cols()), detail::gain_one(c), x, &k.inner);
+  seednorm::forward(k.params, detail::gain_one(c), x, k.u, k.inner);
   k.one_plus_g = (gamma_c.array() + S(1)).matrix();
-  return k.u.cwiseProduct(k.one_plus_g) + eta_c;
+  y = k.u.cwiseProduct(k.one_plus_g) + eta_c;
+}
+
+template <class S>
+Mat<S> forward(const Params<S>& p, const Config& c, const Mat<S>& x, const Mat<S>& gamma_c,
+               const Mat<S>& eta_c, Cache<S>* cache = nullptr) {
+  Cache<S> local;
+  Mat<S> y;
+  forward(p, c, x, gamma_c, eta_c, y, cache ? *cache : local);
+  return y;
 }
 
 // deta_c = dy,  dgamma_c = dy (.) u,  and SeeDNorm's backward (gain 1) with
-// dy (.) (1 + gamma(c)) for dx, dalpha, dbeta.
+// dy (.) (1 + gamma(c)) for dx, dalpha, dbeta; written into grads (resized).
 template <class S>
-Grads<S> backward(const Params<S>& p, const Config& c, const Cache<S>& k, const Mat<S>& dy) {
+void backward(const Params<S>&, const Config& c, const Cache<S>& k, const Mat<S>& dy, Grads<S>& g) {
   constexpr const char* where = "adaseednorm::backward";
   require(k.u.size() > 0, where, "the cache is empty: pass a Cache to forward first");
   check_grad_output(where, dy, k.u.rows(), k.u.cols());
-  seednorm::Grads<S> g = seednorm::backward(detail::inner(p, k.u.cols()), detail::gain_one(c),
-                                            k.inner, Mat<S>(dy.cwiseProduct(k.one_plus_g)));
-  return {std::move(g.dx), std::move(g.dalpha), std::move(g.dbeta), dy.cwiseProduct(k.u), dy};
+  g.dy_inner = dy.cwiseProduct(k.one_plus_g);
+  seednorm::backward(k.params, detail::gain_one(c), k.inner, g.dy_inner, g.inner);
+  g.dx = g.inner.dx;
+  g.dalpha = g.inner.dalpha;
+  g.dbeta = g.inner.dbeta;
+  g.dgamma_c = dy.cwiseProduct(k.u);
+  g.deta_c = dy;
+}
+
+template <class S>
+Grads<S> backward(const Params<S>& p, const Config& c, const Cache<S>& k, const Mat<S>& dy) {
+  Grads<S> g;
+  backward(p, c, k, dy, g);
+  return g;
 }
 
 }  // namespace scaleref::norm::adaseednorm

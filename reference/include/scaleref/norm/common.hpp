@@ -97,4 +97,48 @@ Mat<S> rms_normalize_backward(const S& r, const G& g, const X& x_hat) {
   return out;
 }
 
+// z_hat, r = the block-wise RMS normalization of z: every row cut into
+// `blocks` equal column blocks z_b, each z_hat_b = z_b / sqrt(mean(z_b^2) + eps),
+// r_b = 1 / sqrt(...) (r is [N, blocks]; blocks = 1 is inverse_rms and x_hat).
+// A block whose mean square + eps is 0 has no RMS: Error naming `where`.
+template <class S>
+void rms_blocks(const char* where, const Mat<S>& z, Eigen::Index blocks, double eps, Mat<S>& z_hat,
+                Mat<S>& r) {
+  using std::sqrt;
+  const Eigen::Index n = z.rows(), w = z.cols() / blocks;
+  const S inv_w = S(1) / S(static_cast<long>(w));
+  r.resize(n, blocks);
+  for_each_row(n, z.cols(), [&](Eigen::Index i) {
+    for (Eigen::Index b = 0; b < blocks; ++b)
+      r(i, b) = z.row(i).segment(b * w, w).squaredNorm() * inv_w + S(eps);
+  });
+  for (Eigen::Index i = 0; i < n; ++i)  // errors are thrown outside the parallel loop
+    for (Eigen::Index b = 0; b < blocks; ++b)
+      require(r(i, b) > 0, where, "row ", i, ", block ", b,
+              " has mean square + eps = 0 (all zero, with eps = 0): its RMS is 0");
+  z_hat.resize(n, z.cols());
+  for_each_row(n, z.cols(), [&](Eigen::Index i) {
+    for (Eigen::Index b = 0; b < blocks; ++b) {
+      r(i, b) = S(1) / sqrt(r(i, b));
+      z_hat.row(i).segment(b * w, w) = z.row(i).segment(b * w, w) * r(i, b);
+    }
+  });
+}
+
+// dz from g = dL/dz_hat, block by block (rms_normalize_backward on each), into
+// dz (resized; dz may be g itself).
+template <class S>
+void rms_blocks_backward(const Mat<S>& r, const Mat<S>& z_hat, const Mat<S>& g, Mat<S>& dz) {
+  const Eigen::Index n = g.rows(), blocks = r.cols(), w = g.cols() / blocks;
+  const S inv_w = S(1) / S(static_cast<long>(w));
+  dz.resize(n, g.cols());
+  for_each_row(n, g.cols(), [&](Eigen::Index i) {
+    for (Eigen::Index b = 0; b < blocks; ++b) {
+      const S proj = g.row(i).segment(b * w, w).dot(z_hat.row(i).segment(b * w, w)) * inv_w;
+      dz.row(i).segment(b * w, w) =
+          r(i, b) * (g.row(i).segment(b * w, w) - proj * z_hat.row(i).segment(b * w, w));
+    }
+  });
+}
+
 }  // namespace scaleref::norm

@@ -43,8 +43,9 @@ struct Grads {
   Mat<S> dx, dgamma, dbeta;  // dbeta empty without bias
 };
 
+// y = gamma (.) x_hat + beta, written into y (resized; x and y may not alias).
 template <class S>
-Mat<S> forward(const Params<S>& p, const Config& c, const Mat<S>& x, Cache<S>* cache = nullptr) {
+void forward(const Params<S>& p, const Config& c, const Mat<S>& x, Mat<S>& y, Cache<S>& k) {
   constexpr const char* where = "layernorm::forward";
   check_input(where, x);
   check_row_param(where, "gamma", p.gamma, x.cols());
@@ -52,51 +53,68 @@ Mat<S> forward(const Params<S>& p, const Config& c, const Mat<S>& x, Cache<S>* c
   check_eps(where, c.eps);
   const Eigen::Index n = x.rows(), d = x.cols();
   const S inv_d = S(1) / S(static_cast<long>(d));
-  Cache<S> local;
-  Cache<S>& k = cache ? *cache : local;
   k.x_hat.resize(n, d);
-  Mat<S> var(n, 1);
+  k.r.resize(n, 1);
   for_each_row(n, d, [&](Eigen::Index i) {
-    k.x_hat.row(i) = x.row(i).array() - x.row(i).sum() * inv_d;  // centred, for now
-    var(i, 0) = k.x_hat.row(i).squaredNorm() * inv_d + S(c.eps);
+    k.x_hat.row(i) = x.row(i).array() - x.row(i).sum() * inv_d;   // centred, for now
+    k.r(i, 0) = k.x_hat.row(i).squaredNorm() * inv_d + S(c.eps);  // var + eps, for now
   });
-  for (Eigen::Index i = 0; i < n; ++i)
-    require(var(i, 0) > 0, where, "row ", i,
+  for (Eigen::Index i = 0; i < n; ++i)  // errors are thrown outside the parallel loop
+    require(k.r(i, 0) > 0, where, "row ", i,
             " has variance + eps = 0 (a constant row, with eps = 0): it cannot be normalized");
-  k.r = var.unaryExpr([](const S& v) {
-    using std::sqrt;
-    return S(S(1) / sqrt(v));
-  });
-  Mat<S> y(n, d);
+  y.resize(n, d);
   for_each_row(n, d, [&](Eigen::Index i) {
+    using std::sqrt;
+    k.r(i, 0) = S(1) / sqrt(k.r(i, 0));
     k.x_hat.row(i) *= k.r(i, 0);
     y.row(i) = k.x_hat.row(i).cwiseProduct(p.gamma);
     if (c.bias) y.row(i) += p.beta;
   });
+}
+
+template <class S>
+Mat<S> forward(const Params<S>& p, const Config& c, const Mat<S>& x, Cache<S>* cache = nullptr) {
+  Cache<S> local;
+  Mat<S> y;
+  forward(p, c, x, y, cache ? *cache : local);
   return y;
 }
 
 // With g = dy (.) gamma and r = 1 / sqrt(var + eps), per row:
 //   dx     = r (g - mean_i g_i - x_hat mean_i(g_i x_hat_i))
 //   dgamma = sum over rows of dy (.) x_hat,   dbeta = sum over rows of dy
+// written into grads (resized; dbeta emptied without bias).
 template <class S>
-Grads<S> backward(const Params<S>& p, const Config& c, const Cache<S>& k, const Mat<S>& dy) {
+void backward(const Params<S>& p, const Config& c, const Cache<S>& k, const Mat<S>& dy,
+              Grads<S>& g) {
   constexpr const char* where = "layernorm::backward";
   require(k.x_hat.size() > 0, where, "the cache is empty: pass a Cache to forward first");
   check_grad_output(where, dy, k.x_hat.rows(), k.x_hat.cols());
   const Eigen::Index n = dy.rows(), d = dy.cols();
   const S inv_d = S(1) / S(static_cast<long>(d));
-  Grads<S> g;
   g.dx.resize(n, d);
   for_each_row(n, d, [&](Eigen::Index i) {
-    const Mat<S> gi = dy.row(i).cwiseProduct(p.gamma);
-    const S mean_g = gi.sum() * inv_d;
-    const S proj = gi.cwiseProduct(k.x_hat.row(i)).sum() * inv_d;
-    g.dx.row(i) = k.r(i, 0) * ((gi.array() - mean_g).matrix() - proj * k.x_hat.row(i));
+    auto dx = g.dx.row(i);
+    dx = dy.row(i).cwiseProduct(p.gamma);  // g, for now
+    const S mean_g = dx.sum() * inv_d;
+    const S proj = dx.cwiseProduct(k.x_hat.row(i)).sum() * inv_d;
+    dx = k.r(i, 0) * ((dx.array() - mean_g).matrix() - proj * k.x_hat.row(i));
   });
-  g.dgamma = sum_rows<S>(
-      n, d, [&](Eigen::Index i, Mat<S>& acc) { acc += dy.row(i).cwiseProduct(k.x_hat.row(i)); });
-  if (c.bias) g.dbeta = sum_rows<S>(n, d, [&](Eigen::Index i, Mat<S>& acc) { acc += dy.row(i); });
+  sum_rows<S>(
+      n, d, [&](Eigen::Index i, auto& acc) { acc += dy.row(i).cwiseProduct(k.x_hat.row(i)); },
+      g.dgamma);
+  if (c.bias) {
+    sum_rows<S>(
+        n, d, [&](Eigen::Index i, auto& acc) { acc += dy.row(i); }, g.dbeta);
+  } else {
+    g.dbeta.resize(0, 0);
+  }
+}
+
+template <class S>
+Grads<S> backward(const Params<S>& p, const Config& c, const Cache<S>& k, const Mat<S>& dy) {
+  Grads<S> g;
+  backward(p, c, k, dy, g);
   return g;
 }
 

@@ -81,7 +81,7 @@ void backward(const Params<S>& p, const Config&, const Cache<S>& k, const Mat<S>
                               g.dx.row(i));
   });
   sum_rows<S>(
-      n, d, [&](Eigen::Index i, Mat<S>& acc) { acc += dy.row(i).cwiseProduct(k.x_hat.row(i)); },
+      n, d, [&](Eigen::Index i, auto& acc) { acc += dy.row(i).cwiseProduct(k.x_hat.row(i)); },
       g.dgamma);
 }
 

@@ -77,6 +77,7 @@ struct Cache {
 template <class S>
 struct Grads {
   Mat<S> dx, dalpha, dbeta, dgamma;  // each parameter's gradient is empty when it is absent
+  Mat<S> dalpha_rows, dbeta_rows;    // [N, D]: each row's terms, summed into dalpha, dbeta
 };
 
 namespace detail {
@@ -119,21 +120,20 @@ inline Eigen::Index sigma_count(const Config& c, Eigen::Index d) {
 
 }  // namespace detail
 
+// y = SeeDNorm(x), written into y (resized; x and y may not alias).
 template <class S>
-Mat<S> forward(const Params<S>& p, const Config& c, const Mat<S>& x, Cache<S>* cache = nullptr) {
+void forward(const Params<S>& p, const Config& c, const Mat<S>& x, Mat<S>& y, Cache<S>& k) {
   constexpr const char* where = "seednorm::forward";
   check_input(where, x);
   detail::check_config(where, c, x.cols());
   detail::check_params(where, c, p, x.cols());
   const Eigen::Index n = x.rows(), d = x.cols(), w = d / c.heads;
-  Cache<S> local;
-  Cache<S>& k = cache ? *cache : local;
   k.x = x;
-  k.r = inverse_rms(where, x, c.eps);
+  inverse_rms(where, x, c.eps, k.r);
   k.x_hat.resize(n, d);
   k.z.resize(n, detail::sigma_count(c, d));
   k.scale.resize(n, d);
-  Mat<S> y(n, d);
+  y.resize(n, d);
   for_each_row(n, d, [&](Eigen::Index i) {
     k.x_hat.row(i) = x.row(i) * k.r(i, 0);
     for (Eigen::Index h = 0; h < c.heads; ++h) {
@@ -165,6 +165,13 @@ Mat<S> forward(const Params<S>& p, const Config& c, const Mat<S>& x, Cache<S>* c
     y.row(i) = k.scale.row(i).cwiseProduct(k.x_hat.row(i));
     if (c.gamma) y.row(i) += p.gamma.cwiseProduct(k.x_hat.row(i));
   });
+}
+
+template <class S>
+Mat<S> forward(const Params<S>& p, const Config& c, const Mat<S>& x, Cache<S>* cache = nullptr) {
+  Cache<S> local;
+  Mat<S> y;
+  forward(p, c, x, y, cache ? *cache : local);
   return y;
 }
 
@@ -185,17 +192,29 @@ Mat<S> forward(const Params<S>& p, const Config& c, const Mat<S>& x, Cache<S>* c
 // the dot form, and B.2's multi-head derivation for alpha. (B.2's prose, line
 // 842 of the copy, says d s_k / d alpha_l = sigma(alpha_h . beta_h^T) for k, l
 // in one head; its own derivation below it has sigma(x_h . beta_h^T) delta_kl,
-// which is what this code uses.)
+// which is what this code uses.) Written into grads (resized; the gradient of
+// an absent parameter emptied).
 template <class S>
-Grads<S> backward(const Params<S>& p, const Config& c, const Cache<S>& k, const Mat<S>& dy) {
+void backward(const Params<S>& p, const Config& c, const Cache<S>& k, const Mat<S>& dy,
+              Grads<S>& out) {
   constexpr const char* where = "seednorm::backward";
   require(k.x.size() > 0, where, "the cache is empty: pass a Cache to forward first");
   check_grad_output(where, dy, k.x.rows(), k.x.cols());
   const Eigen::Index n = dy.rows(), d = dy.cols(), w = d / c.heads;
-  Mat<S> dx(n, d), dalpha_rows = Mat<S>::Zero(n, d), dbeta_rows = Mat<S>::Zero(n, d);
+  Mat<S>&dx = out.dx, &dalpha_rows = out.dalpha_rows, &dbeta_rows = out.dbeta_rows;
+  dx.resize(n, d);
+  dalpha_rows.resize(n, d);  // every entry is written below (dbeta_rows unread without beta)
+  dbeta_rows.resize(n, d);
   for_each_row(n, d, [&](Eigen::Index i) {
-    const Mat<S> q = dy.row(i).cwiseProduct(k.x_hat.row(i));
-    dx.row(i).setZero();
+    // the RMSNorm path first, with g = dy (.) (scale + gamma)
+    if (c.gamma) {
+      rms_normalize_backward<S>(k.r(i, 0), dy.row(i).cwiseProduct(k.scale.row(i) + p.gamma),
+                                k.x_hat.row(i), dx.row(i));
+    } else {
+      rms_normalize_backward<S>(k.r(i, 0), dy.row(i).cwiseProduct(k.scale.row(i)), k.x_hat.row(i),
+                                dx.row(i));
+    }
+    const auto q = [&](Eigen::Index j) { return S(dy(i, j) * k.x_hat(i, j)); };
     for (Eigen::Index h = 0; h < c.heads; ++h) {
       const Eigen::Index b = h * w;
       switch (c.beta) {
@@ -203,52 +222,70 @@ Grads<S> backward(const Params<S>& p, const Config& c, const Cache<S>& k, const 
           const S s = activate(c.sigma, k.z(i, h));
           S ds = 0;
           for (Eigen::Index j = b; j < b + w; ++j) {
-            ds += detail::alpha_at(c, p, j) * q(0, j);
-            dalpha_rows(i, j) = s * q(0, j);
+            ds += detail::alpha_at(c, p, j) * q(j);
+            dalpha_rows(i, j) = s * q(j);
           }
           const S dz = activate_derivative(c.sigma, k.z(i, h)) * ds;
           for (Eigen::Index j = b; j < b + w; ++j) {
             dbeta_rows(i, j) = dz * k.x(i, j);
-            dx(i, j) = dz * p.beta(0, j);
+            dx(i, j) += dz * p.beta(0, j);
           }
           break;
         }
         case BetaForm::elementwise:
           for (Eigen::Index j = b; j < b + w; ++j) {
-            const S dz =
-                activate_derivative(c.sigma, k.z(i, j)) * detail::alpha_at(c, p, j) * q(0, j);
-            dalpha_rows(i, j) = activate(c.sigma, k.z(i, j)) * q(0, j);
+            const S dz = activate_derivative(c.sigma, k.z(i, j)) * detail::alpha_at(c, p, j) * q(j);
+            dalpha_rows(i, j) = activate(c.sigma, k.z(i, j)) * q(j);
             dbeta_rows(i, j) = dz * k.x(i, j);
-            dx(i, j) = dz * p.beta(0, j);
+            dx(i, j) += dz * p.beta(0, j);
           }
           break;
         case BetaForm::none: {
-          const S head_q = q.row(0).segment(b, w).sum();
+          S head_q = 0;
+          for (Eigen::Index j = b; j < b + w; ++j) head_q += q(j);
           for (Eigen::Index j = b; j < b + w; ++j) {
             dalpha_rows(i, j) = activate(c.sigma, k.z(i, j)) * head_q;
-            dx(i, j) = activate_derivative(c.sigma, k.z(i, j)) * p.alpha(0, j) * head_q;
+            dx(i, j) += activate_derivative(c.sigma, k.z(i, j)) * p.alpha(0, j) * head_q;
           }
           break;
         }
       }
     }
-    Mat<S> g = dy.row(i).cwiseProduct(k.scale.row(i));
-    if (c.gamma) g += dy.row(i).cwiseProduct(p.gamma);
-    dx.row(i) += rms_normalize_backward<S>(k.r(i, 0), g, k.x_hat.row(i));
   });
-  Grads<S> out;
-  out.dx = std::move(dx);
-  if (c.alpha != AlphaForm::none) {
-    const Mat<S> dalpha =
-        sum_rows<S>(n, d, [&](Eigen::Index i, Mat<S>& acc) { acc += dalpha_rows.row(i); });
-    out.dalpha = c.alpha == AlphaForm::vector ? dalpha : Mat<S>::Constant(1, 1, dalpha.sum());
+  switch (c.alpha) {
+    case AlphaForm::vector:
+      sum_rows<S>(
+          n, d, [&](Eigen::Index i, auto& acc) { acc += dalpha_rows.row(i); }, out.dalpha);
+      break;
+    case AlphaForm::scalar:
+      sum_rows<S>(
+          n, 1, [&](Eigen::Index i, auto& acc) { acc(0, 0) += dalpha_rows.row(i).sum(); },
+          out.dalpha);
+      break;
+    case AlphaForm::none:
+      out.dalpha.resize(0, 0);
+      break;
   }
-  if (c.beta != BetaForm::none)
-    out.dbeta = sum_rows<S>(n, d, [&](Eigen::Index i, Mat<S>& acc) { acc += dbeta_rows.row(i); });
-  if (c.gamma)
-    out.dgamma = sum_rows<S>(
-        n, d, [&](Eigen::Index i, Mat<S>& acc) { acc += dy.row(i).cwiseProduct(k.x_hat.row(i)); });
-  return out;
+  if (c.beta != BetaForm::none) {
+    sum_rows<S>(
+        n, d, [&](Eigen::Index i, auto& acc) { acc += dbeta_rows.row(i); }, out.dbeta);
+  } else {
+    out.dbeta.resize(0, 0);
+  }
+  if (c.gamma) {
+    sum_rows<S>(
+        n, d, [&](Eigen::Index i, auto& acc) { acc += dy.row(i).cwiseProduct(k.x_hat.row(i)); },
+        out.dgamma);
+  } else {
+    out.dgamma.resize(0, 0);
+  }
+}
+
+template <class S>
+Grads<S> backward(const Params<S>& p, const Config& c, const Cache<S>& k, const Mat<S>& dy) {
+  Grads<S> g;
+  backward(p, c, k, dy, g);
+  return g;
 }
 
 }  // namespace scaleref::norm::seednorm

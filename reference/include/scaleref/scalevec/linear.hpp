@@ -139,38 +139,12 @@ void check_weight(const char* where, const char* name, const Mat<S>& W, Eigen::I
   require(all_finite(W), where, "expected a finite ", name, ", got a non-finite entry");
 }
 
-// m with column j multiplied by v(0, j), row by row.
+// n(x) row by row into x_hat, with r = 1 / RMS(x) per row.
 template <class S>
-Mat<S> scale_cols(const Mat<S>& m, const Mat<S>& v) {
-  Mat<S> out(m.rows(), m.cols());
-  for_each_row(m.rows(), m.cols(), [&](Eigen::Index i) { out.row(i) = m.row(i).cwiseProduct(v); });
-  return out;
-}
-
-// n(x) row by row, with r = 1 / RMS(x) per row.
-template <class S>
-Mat<S> normalize(const char* where, const Mat<S>& x, double eps, Mat<S>& r) {
-  r = norm::inverse_rms(where, x, eps);
-  Mat<S> out(x.rows(), x.cols());
-  for_each_row(x.rows(), x.cols(), [&](Eigen::Index i) { out.row(i) = x.row(i) * r(i, 0); });
-  return out;
-}
-
-// Sum over rows of a (.) b: [1, d].
-template <class S>
-Mat<S> col_sum_product(const Mat<S>& a, const Mat<S>& b) {
-  return sum_rows<S>(a.rows(), a.cols(),
-                     [&](Eigen::Index i, Mat<S>& acc) { acc += a.row(i).cwiseProduct(b.row(i)); });
-}
-
-// The backward of x_hat = n(x) for every row: rms_normalize_backward.
-template <class S>
-Mat<S> normalize_backward(const Mat<S>& r, const Mat<S>& d_hat, const Mat<S>& x_hat) {
-  Mat<S> out(d_hat.rows(), d_hat.cols());
-  for_each_row(d_hat.rows(), d_hat.cols(), [&](Eigen::Index i) {
-    out.row(i) = norm::rms_normalize_backward<S>(r(i, 0), d_hat.row(i), x_hat.row(i));
-  });
-  return out;
+void normalize(const char* where, const Mat<S>& x, double eps, Mat<S>& x_hat, Mat<S>& r) {
+  norm::inverse_rms(where, x, eps, r);
+  x_hat.resize(x.rows(), x.cols());
+  for_each_row(x.rows(), x.cols(), [&](Eigen::Index i) { x_hat.row(i) = x.row(i) * r(i, 0); });
 }
 
 }  // namespace detail
@@ -211,39 +185,47 @@ struct Cache {
 template <class S>
 struct Grads {
   Mat<S> dx, dW, dg, da, dr, du;  // those the strategy does not learn stay empty
+  Mat<S> dz, ds, dgv;             // dL/dz, dL/ds, dL/d(the g in effect) (scratch)
 };
 
+// y = the strategy's map of x, written into y (resized; x and y may not alias).
 template <class S>
-Mat<S> forward(const Params<S>& p, const Config& c, const Mat<S>& x, Cache<S>* cache = nullptr) {
+void forward(const Params<S>& p, const Config& c, const Mat<S>& x, Mat<S>& y, Cache<S>& k) {
   constexpr const char* where = "scalevec::forward";
   check(where, p, c, x);
-  Cache<S> local;
-  Cache<S>& k = cache ? *cache : local;
-  k.x_hat = detail::normalize(where, x, c.eps, k.rx);
-  k.gv.resize(0, 0);
+  detail::normalize(where, x, c.eps, k.x_hat, k.rx);
   if (c.strategy == Strategy::md) {
-    k.ru = norm::inverse_rms("scalevec::forward (MD's RMS(u))", p.u, 0.0);
+    norm::inverse_rms("scalevec::forward (MD's RMS(u))", p.u, 0.0, k.ru);
     k.u_hat = p.u * k.ru(0, 0);
     k.gv = k.u_hat * p.r(0, 0);
   } else if (uses_g(c.strategy)) {
     k.gv = p.g;
+  } else {
+    k.gv.resize(0, 0);
   }
-  k.s = k.gv.size() ? detail::scale_cols(k.x_hat, k.gv) : k.x_hat;
-  k.z = matmul<S>(k.s, p.W.transpose());
+  if (k.gv.size()) {
+    scale_cols(k.x_hat, k.gv, k.s);
+  } else {
+    k.s = k.x_hat;
+  }
+  matmul(k.s, p.W.transpose(), k.z);
   if (c.strategy == Strategy::dnp) {
-    const Eigen::Index n = k.z.rows(), w = k.z.cols() / c.heads;
-    k.z_hat.resize(n, k.z.cols());
-    k.rz.resize(n, c.heads);
-    for (Eigen::Index h = 0; h < c.heads; ++h) {
-      Mat<S> r;
-      k.z_hat.middleCols(h * w, w) =
-          detail::normalize("scalevec::forward (DNP's n_h of W (g (.) n(x)))",
-                            Mat<S>(k.z.middleCols(h * w, w)), c.eps, r);
-      k.rz.col(h) = r;
-    }
-    return detail::scale_cols(k.z_hat, p.a);
+    norm::rms_blocks("scalevec::forward (DNP's n_h of W (g (.) n(x)))", k.z, c.heads, c.eps,
+                     k.z_hat, k.rz);
+    scale_cols(k.z_hat, p.a, y);
+  } else if (uses_a(c.strategy)) {
+    scale_cols(k.z, p.a, y);
+  } else {
+    y = k.z;
   }
-  return uses_a(c.strategy) ? detail::scale_cols(k.z, p.a) : k.z;
+}
+
+template <class S>
+Mat<S> forward(const Params<S>& p, const Config& c, const Mat<S>& x, Cache<S>* cache = nullptr) {
+  Cache<S> local;
+  Mat<S> y;
+  forward(p, c, x, y, cache ? *cache : local);
+  return y;
 }
 
 // Hand-derived gradients, per row (x_hat = n(x), s = g (.) x_hat, z = W s),
@@ -258,43 +240,52 @@ Mat<S> forward(const Params<S>& p, const Config& c, const Mat<S>& x, Cache<S>* c
 //   MD:      g = r u_hat, u_hat = u / RMS(u):  dr = dg . u_hat,
 //            du = (1 / RMS(u)) (r dg - u_hat mean(r dg (.) u_hat))
 //   dx = rx (dx_hat - x_hat mean(dx_hat (.) x_hat))   (rms_normalize_backward)
+// Written into grads (resized; the strategy's unlearned ones emptied).
 template <class S>
-Grads<S> backward(const Params<S>& p, const Config& c, const Cache<S>& k, const Mat<S>& dy) {
+void backward(const Params<S>& p, const Config& c, const Cache<S>& k, const Mat<S>& dy,
+              Grads<S>& g) {
   constexpr const char* where = "scalevec::backward";
   require(k.x_hat.size() > 0, where, "the cache is empty: pass a Cache to forward first");
   norm::check_grad_output(where, dy, k.z.rows(), k.z.cols());
-  Grads<S> g;
-  Mat<S> dz;
   if (c.strategy == Strategy::dnp) {
-    g.da = detail::col_sum_product(dy, k.z_hat);
-    const Mat<S> q = detail::scale_cols(dy, p.a);
-    const Eigen::Index w = k.z.cols() / c.heads;
-    dz.resize(dy.rows(), dy.cols());
-    for (Eigen::Index h = 0; h < c.heads; ++h)
-      dz.middleCols(h * w, w) =
-          detail::normalize_backward<S>(Mat<S>(k.rz.col(h)), Mat<S>(q.middleCols(h * w, w)),
-                                        Mat<S>(k.z_hat.middleCols(h * w, w)));
+    col_sum_product(dy, k.z_hat, g.da);
+    scale_cols(dy, p.a, g.dz);  // q, for now
+    norm::rms_blocks_backward(k.rz, k.z_hat, g.dz, g.dz);
   } else if (uses_a(c.strategy)) {
-    g.da = detail::col_sum_product(dy, k.z);
-    dz = detail::scale_cols(dy, p.a);
+    col_sum_product(dy, k.z, g.da);
+    scale_cols(dy, p.a, g.dz);
   } else {
-    dz = dy;
+    g.da.resize(0, 0);
+    g.dz = dy;
   }
-  g.dW = matmul<S>(dz.transpose(), k.s);
-  const Mat<S> ds = matmul<S>(dz, p.W);
-  Mat<S> dx_hat = ds;
+  matmul(g.dz.transpose(), k.s, g.dW);
+  matmul(g.dz, p.W, g.ds);
+  Mat<S>& dx_hat = g.ds;  // ds (.) g in place when a g is in effect
+  if (!uses_g(c.strategy)) g.dg.resize(0, 0);
+  if (c.strategy != Strategy::md) {
+    g.dr.resize(0, 0);
+    g.du.resize(0, 0);
+  }
   if (k.gv.size()) {
-    const Mat<S> dgv = detail::col_sum_product(ds, k.x_hat);
-    dx_hat = detail::scale_cols(ds, k.gv);
+    col_sum_product(g.ds, k.x_hat, g.dgv);
+    for_each_row(dx_hat.rows(), dx_hat.cols(),
+                 [&](Eigen::Index i) { dx_hat.row(i).array() *= k.gv.row(0).array(); });
     if (c.strategy == Strategy::md) {
-      g.dr = Mat<S>(1, 1);
-      g.dr(0, 0) = dgv.cwiseProduct(k.u_hat).sum();
-      g.du = norm::rms_normalize_backward<S>(k.ru(0, 0), Mat<S>(dgv * p.r(0, 0)), k.u_hat);
+      g.dr.resize(1, 1);
+      g.dr(0, 0) = g.dgv.cwiseProduct(k.u_hat).sum();
+      g.du.resize(1, k.u_hat.cols());
+      norm::rms_normalize_backward<S>(k.ru(0, 0), g.dgv * p.r(0, 0), k.u_hat, g.du);
     } else {
-      g.dg = dgv;
+      g.dg = g.dgv;
     }
   }
-  g.dx = detail::normalize_backward<S>(k.rx, dx_hat, k.x_hat);
+  norm::rms_blocks_backward(k.rx, k.x_hat, dx_hat, g.dx);
+}
+
+template <class S>
+Grads<S> backward(const Params<S>& p, const Config& c, const Cache<S>& k, const Mat<S>& dy) {
+  Grads<S> g;
+  backward(p, c, k, dy, g);
   return g;
 }
 
@@ -336,12 +327,12 @@ std::vector<Mat<S>> forward_hg(const std::vector<Branch<S>>& branches, double ep
   }
   HGCache<S> local;
   HGCache<S>& k = cache ? *cache : local;
-  k.x_hat = detail::normalize(where, x, eps, k.rx);
-  k.s.clear();
-  std::vector<Mat<S>> y;
-  for (const auto& b : branches) {
-    k.s.push_back(detail::scale_cols(k.x_hat, b.g));
-    y.push_back(matmul<S>(k.s.back(), b.W.transpose()));
+  detail::normalize(where, x, eps, k.x_hat, k.rx);
+  k.s.resize(branches.size());
+  std::vector<Mat<S>> y(branches.size());
+  for (std::size_t b = 0; b < branches.size(); ++b) {
+    scale_cols(k.x_hat, branches[b].g, k.s[b]);
+    matmul(k.s[b], branches[b].W.transpose(), y[b]);
   }
   return y;
 }
@@ -361,10 +352,12 @@ HGGrads<S> backward_hg(const std::vector<Branch<S>>& branches, const HGCache<S>&
     norm::check_grad_output(where, dy[b], k.x_hat.rows(), branches[b].W.rows());
     g.dW.push_back(matmul<S>(dy[b].transpose(), k.s[b]));
     const Mat<S> ds = matmul<S>(dy[b], branches[b].W);
-    g.dg.push_back(detail::col_sum_product(ds, k.x_hat));
-    dx_hat += detail::scale_cols(ds, branches[b].g);
+    g.dg.push_back(Mat<S>());
+    col_sum_product(ds, k.x_hat, g.dg.back());
+    for_each_row(ds.rows(), ds.cols(),
+                 [&](Eigen::Index i) { dx_hat.row(i) += ds.row(i).cwiseProduct(branches[b].g); });
   }
-  g.dx = detail::normalize_backward<S>(k.rx, dx_hat, k.x_hat);
+  norm::rms_blocks_backward(k.rx, k.x_hat, dx_hat, g.dx);
   return g;
 }
 
@@ -378,7 +371,9 @@ Mat<S> absorb(const Mat<S>& g, const Mat<S>& W) {
   constexpr const char* where = "scalevec::absorb";
   detail::check_weight(where, "W", W, W.cols());
   norm::check_row_param(where, "g", g, W.cols());
-  return detail::scale_cols(W, g);
+  Mat<S> out;
+  scale_cols(W, g, out);
+  return out;
 }
 
 // The inverse: W = W' diag(1/g); a zero entry of g has no inverse: Error.

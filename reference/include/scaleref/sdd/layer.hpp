@@ -42,10 +42,12 @@ struct Cache {
 template <class S>
 struct Grads {
   Mat<S> dx, dV, dalpha;
+  Mat<S> dz;  // [N, d_out]: dL/dz (scratch)
 };
 
+// y = alpha (.) norm(x V^T), written into y (resized; x and y may not alias).
 template <class S>
-Mat<S> forward(const Params<S>& p, const Config& c, const Mat<S>& x, Cache<S>* cache = nullptr) {
+void forward(const Params<S>& p, const Config& c, const Mat<S>& x, Mat<S>& y, Cache<S>& k) {
   constexpr const char* where = "sdd::forward";
   norm::check_input(where, x);
   require(p.V.rows() > 0 && p.V.cols() == x.cols(), where, "expected V [d_out x ", x.cols(),
@@ -53,17 +55,22 @@ Mat<S> forward(const Params<S>& p, const Config& c, const Mat<S>& x, Cache<S>* c
   require(norm::all_finite(p.V), where, "expected a finite V, got a non-finite entry");
   norm::check_row_param(where, "alpha", p.alpha, p.V.rows());
   norm::check_eps(where, c.eps);
-  Cache<S> local;
-  Cache<S>& k = cache ? *cache : local;
   k.x = x;
-  const Mat<S> z = matmul<S>(x, p.V.transpose());
-  k.r = norm::inverse_rms("sdd::forward (V x)", z, c.eps);
-  k.z_hat.resize(z.rows(), z.cols());
-  Mat<S> y(z.rows(), z.cols());
+  Mat<S>& z = k.z_hat;  // z, for now
+  matmul(x, p.V.transpose(), z);
+  norm::inverse_rms("sdd::forward (V x)", z, c.eps, k.r);
+  y.resize(z.rows(), z.cols());
   for_each_row(z.rows(), z.cols(), [&](Eigen::Index i) {
-    k.z_hat.row(i) = z.row(i) * k.r(i, 0);
+    k.z_hat.row(i) *= k.r(i, 0);
     y.row(i) = k.z_hat.row(i).cwiseProduct(p.alpha);
   });
+}
+
+template <class S>
+Mat<S> forward(const Params<S>& p, const Config& c, const Mat<S>& x, Cache<S>* cache = nullptr) {
+  Cache<S> local;
+  Mat<S> y;
+  forward(p, c, x, y, cache ? *cache : local);
   return y;
 }
 
@@ -78,22 +85,29 @@ Mat<S> forward(const Params<S>& p, const Config& c, const Mat<S>& x, Cache<S>* c
 // only rescale V or x. Eq. 31 and 33 replace 1 / RMS(z) by
 // 1 / (||V||_F ||x||_RMS) (and drop a factor); those approximations are the
 // paper audit's business, not this layer's.
+// Written into grads (resized).
 template <class S>
-Grads<S> backward(const Params<S>& p, const Config&, const Cache<S>& k, const Mat<S>& dy) {
+void backward(const Params<S>& p, const Config&, const Cache<S>& k, const Mat<S>& dy, Grads<S>& g) {
   constexpr const char* where = "sdd::backward";
   require(k.x.size() > 0, where, "the cache is empty: pass a Cache to forward first");
   norm::check_grad_output(where, dy, k.z_hat.rows(), k.z_hat.cols());
   const Eigen::Index n = dy.rows(), d = dy.cols();
-  Mat<S> dz(n, d);
+  g.dz.resize(n, d);
   for_each_row(n, d, [&](Eigen::Index i) {
-    dz.row(i) = norm::rms_normalize_backward<S>(k.r(i, 0), Mat<S>(dy.row(i).cwiseProduct(p.alpha)),
-                                                k.z_hat.row(i));
+    norm::rms_normalize_backward<S>(k.r(i, 0), dy.row(i).cwiseProduct(p.alpha), k.z_hat.row(i),
+                                    g.dz.row(i));
   });
+  sum_rows<S>(
+      n, d, [&](Eigen::Index i, auto& acc) { acc += dy.row(i).cwiseProduct(k.z_hat.row(i)); },
+      g.dalpha);
+  matmul(g.dz.transpose(), k.x, g.dV);
+  matmul(g.dz, p.V, g.dx);
+}
+
+template <class S>
+Grads<S> backward(const Params<S>& p, const Config& c, const Cache<S>& k, const Mat<S>& dy) {
   Grads<S> g;
-  g.dalpha = sum_rows<S>(
-      n, d, [&](Eigen::Index i, Mat<S>& acc) { acc += dy.row(i).cwiseProduct(k.z_hat.row(i)); });
-  g.dV = matmul<S>(dz.transpose(), k.x);
-  g.dx = matmul<S>(dz, p.V);
+  backward(p, c, k, dy, g);
   return g;
 }
 

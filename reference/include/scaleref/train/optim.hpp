@@ -151,22 +151,14 @@ class AdamW {
     const S bias2_sqrt = S(sqrt(bias2));
     for (std::size_t i = 0; i < params.values.size(); ++i) {
       const S lambda = S(decay_of(params.info[i], c_.weight_decay));
-      Mat<S>& theta = params.values[i];
-      const Mat<S>& g = grads.values[i];
-      Mat<S>& m = m_.values[i];
-      Mat<S>& v = v_.values[i];
-      const S shrink = S(S(1) - lr_s * lambda);
-      for (Eigen::Index k = 0; k < theta.size(); ++k) {
-        S& th = theta.data()[k];
-        const S gk = g.data()[k];
-        if (lambda != S(0)) th = S(th * shrink);  // decoupled decay
-        S& mk = m.data()[k];
-        S& vk = v.data()[k];
-        mk = S(b1 * mk + (S(1) - b1) * gk);
-        vk = S(b2 * vk + (S(1) - b2) * gk * gk);
-        const S denom = S(S(sqrt(vk)) / bias2_sqrt + eps);
-        th = S(th - step_size * (mk / denom));
-      }
+      auto theta = params.values[i].array();
+      const auto g = grads.values[i].array();
+      auto m = m_.values[i].array();
+      auto v = v_.values[i].array();
+      if (lambda != S(0)) theta *= S(S(1) - lr_s * lambda);  // decoupled decay
+      m = b1 * m + (S(1) - b1) * g;
+      v = b2 * v + (S(1) - b2) * g * g;
+      theta -= step_size * (m / (v.sqrt() / bias2_sqrt + eps));
     }
   }
 
