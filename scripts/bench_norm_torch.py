@@ -39,10 +39,11 @@ import os
 import re
 import statistics
 import sys
-import time
 
 import torch
 import torch.nn.functional as F
+
+from bench_lm_torch import timed  # the same timing loop as the LM comparison
 
 F64 = torch.float64
 HEADS = 8  # the multi-head SeeDNorm case
@@ -133,17 +134,6 @@ METHODS = {
     "SeeDNorm_heads8": (seednorm_heads, lambda d: [seed_alpha(d), seed_beta(d), gain(d)]),
     "SDD": (sdd, lambda d: [sdd_v(d), gain(d)]),
 }
-
-
-def timed(fn, reps, warmup):
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return times
 
 
 def main():
