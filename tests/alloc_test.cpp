@@ -11,6 +11,8 @@
 #include <cstdint>
 #include <cstdlib>
 #include <functional>
+#include <scaleref/autodiff/lm.hpp>
+#include <scaleref/autodiff/norms.hpp>
 #include <scaleref/linear/plain.hpp>
 #include <scaleref/lm/model.hpp>
 #include <scaleref/norm/adaseednorm.hpp>
@@ -192,6 +194,91 @@ TEST(AllocReuse, ScaleVectorLinearEveryStrategy) {
   }
 }
 
+// The tape (autodiff/tape.hpp, "Storage"), cleared and recorded again with the
+// same shapes, allocates none of its values and gradients again. What a
+// recording still asks of the heap is bookkeeping and its result:
+//   - the gradients handed back to the caller (counted exactly below);
+//   - per record at most one rule whose captures outgrow std::function's
+//     16-byte inline buffer (libstdc++): slice_cols' three indices (24 bytes),
+//     concat_cols' vector of part ids (24 bytes + 8 per part, 4 parts here);
+//     with the lists of leaves and results, under 64 bytes a record.
+// Without the reuse, every value and gradient is allocated again: the sweep's
+// [kN, kD] matrices alone are 256 KiB each.
+constexpr std::uint64_t kBookkeepingPerRecord = 64;
+
+std::uint64_t bytes_of(const std::vector<M>& ms) {
+  std::uint64_t b = 0;
+  for (const M& m : ms) b += static_cast<std::uint64_t>(m.size()) * sizeof(double);
+  return b;
+}
+
+TEST(AllocReuse, TapeRecordedAgainAllocatesOnlyBookkeeping) {
+  const M x0 = values(kN, kD, 1), dy = values(kN, kD, 2);
+  norm::seednorm::Config c;
+  c.heads = 4;  // slice_cols and concat_cols, one head per [kN, kD / 4] block
+  const norm::seednorm::Params<double> p0 = norm::seednorm::init<double>(kD, c);
+  autodiff::Tape<double> t;
+  std::vector<M> grads;
+  auto record = [&] {
+    t.clear();
+    const auto x = t.leaf(x0), alpha = t.leaf(p0.alpha), beta = t.leaf(p0.beta),
+               gamma = t.leaf(p0.gamma);
+    const auto y = autodiff::tape_seednorm(t, x, alpha, beta, gamma, c);
+    grads = t.gradients(y, dy, {x, alpha, beta, gamma});
+  };
+  record();
+  record();  // the lists of kept matrices have reached their sizes
+  const std::uint64_t before = bench::allocated_bytes();
+  record();
+  const std::uint64_t bytes = bench::allocated_bytes() - before;
+  EXPECT_LE(bytes, bytes_of(grads) + kBookkeepingPerRecord * t.size())
+      << t.size() << " records; gradients " << bytes_of(grads) << " bytes";
+}
+
+// The model of these tests: the benchmark's form (lm_bench_setup.hpp) at a
+// smaller size, and a batch of `sequences` sequences of 32 tokens.
+lm::Config small_lm() {
+  lm::Config c;
+  c.vocab = 64;
+  c.d_model = 32;
+  c.n_layers = 2;
+  c.n_heads = 4;
+  c.max_seq = 32;
+  return c;
+}
+
+lm::Batch small_batch(const lm::Config& c, long sequences) {
+  lm::Batch b{sequences, 32, {}, {}};
+  for (long i = 0; i < b.rows(); ++i) {
+    b.tokens.push_back(static_cast<int>(i * 7 % c.vocab));
+    b.targets.push_back(static_cast<int>(i * 5 % c.vocab));
+  }
+  return b;
+}
+
+TEST(AllocReuse, TapeOfTheLanguageModelRecordedAgain) {
+  const lm::Config c = small_lm();
+  const lm::ParamStore<double> p = lm::init_params<double>(c);
+  const lm::Batch b = small_batch(c, 4);
+  autodiff::Tape<double> t;
+  std::uint64_t returned = 0;
+  auto record = [&] {
+    const auto [loss, g] = autodiff::tape_lm_gradients(t, c, p, b);
+    returned = bytes_of(g.values);
+  };
+  record();
+  record();
+  const std::uint64_t before = bench::allocated_bytes();
+  record();
+  const std::uint64_t bytes = bench::allocated_bytes() - before;
+  // The builder's own inputs, made for every recording (autodiff/src/lm.cpp):
+  // one-hot tokens and targets [rows, vocab] and positions [rows, max_seq].
+  const std::uint64_t one_hots =
+      static_cast<std::uint64_t>(b.rows() * (2 * c.vocab + c.max_seq)) * sizeof(double);
+  EXPECT_LE(bytes, returned + one_hots + kBookkeepingPerRecord * t.size())
+      << t.size() << " records; gradients " << returned << " bytes";
+}
+
 // The training step of the README's benchmark (scaleref_lm_bench) at a
 // smaller size, and the model's other forms.
 struct LmCase {
@@ -225,19 +312,10 @@ TEST(AllocReuse, TrainingStepOfEveryModelForm) {
        }},
   };
   for (const LmCase& lc : cases) {
-    lm::Config c;
-    c.vocab = 64;
-    c.d_model = 32;
-    c.n_layers = 2;
-    c.n_heads = 4;
-    c.max_seq = 32;
+    lm::Config c = small_lm();
     lc.set(c);
     lm::ParamStore<double> p = lm::init_params<double>(c);
-    lm::Batch b{8, 32, {}, {}};
-    for (long i = 0; i < b.rows(); ++i) {
-      b.tokens.push_back(static_cast<int>(i * 7 % c.vocab));
-      b.targets.push_back(static_cast<int>(i * 5 % c.vocab));
-    }
+    const lm::Batch b = small_batch(c, 8);
     lm::Cache<double> cache;
     lm::ParamStore<double> g;
     train::AdamW<double> opt(p, train::AdamWConfig{});

@@ -86,6 +86,31 @@ TEST(Tape, GradientsTwiceOnOneTapeAreBitwiseEqual) {
   EXPECT_TRUE(bitwise_equal(first[1], second[1]));
 }
 
+// RMSNorm's graph on t, as in tape.hpp's example.
+Var<double> rmsnorm_on(Tape<double>& t, Var<double> x, Var<double> g) {
+  const auto r = t.rsqrt(t.add_constant(t.row_mean(t.square(x)), 1e-6));
+  return t.mul_rowvec(t.mul_colvec(x, r), g);
+}
+
+TEST(Tape, AClearedTapeRecordsAgainAsIfNew) {
+  Tape<double> reused;
+  for (int round = 0; round < 3; ++round) {
+    // Rounds 0 and 1: the same shapes, other values; round 2: other shapes.
+    const long n = round < 2 ? 4 : 3, d = round < 2 ? 5 : 7;
+    const M x0 = filled(n, d, -1.3 + round, 0.17), g0 = filled(1, d, 0.9, 0.05 * (round + 1));
+    const M dy = filled(n, d, 0.3, -0.11);
+    reused.clear();
+    const auto x = reused.leaf(x0), g = reused.leaf(g0);
+    const auto got = reused.gradients(rmsnorm_on(reused, x, g), dy, {x, g});
+    Tape<double> fresh;
+    const auto fx = fresh.leaf(x0), fg = fresh.leaf(g0);
+    const auto want = fresh.gradients(rmsnorm_on(fresh, fx, fg), dy, {fx, fg});
+    EXPECT_EQ(reused.size(), fresh.size()) << "round " << round;
+    for (std::size_t i = 0; i < want.size(); ++i)
+      EXPECT_TRUE(bitwise_equal(got[i], want[i])) << "round " << round << ", gradient " << i;
+  }
+}
+
 // Causal attention, big enough that matmul runs on several threads.
 std::vector<M> attention_gradients(int threads) {
   omp_set_num_threads(threads);
@@ -179,6 +204,15 @@ TEST(TapeErrors, EmptyLeavesAndForeignVarsAreRejected) {
   expect_error([&] { t.constant(M(2, 0)); }, {"tape::constant", "[2x0]"});
   const auto foreign = other.leaf(M::Ones(1, 1));
   expect_error([&] { t.exp(foreign); }, {"tape::exp", "another tape"});
+}
+
+TEST(TapeErrors, VarsFromBeforeAClearAreRejected) {
+  Tape<double> t;
+  const auto old = t.leaf(M::Ones(2, 2));
+  t.clear();
+  const auto now = t.leaf(M::Ones(2, 2));  // the same id as `old`
+  expect_error([&] { t.add(old, now); }, {"tape::add", "before the tape's last clear()"});
+  expect_error([&] { t.gradients(now, M::Ones(2, 2), {old}); }, {"tape::gradients", "clear()"});
 }
 
 TEST(TapeErrors, AFailedOpLeavesTheTapeUsable) {

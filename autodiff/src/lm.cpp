@@ -291,15 +291,22 @@ Var<S> tape_lm_loss(Tape<S>& t, const lm::Config& c, const std::vector<Var<S>>& 
 }
 
 template <class S>
-std::pair<S, lm::ParamStore<S>> tape_lm_gradients(const lm::Config& c, const lm::ParamStore<S>& p,
-                                                  const lm::Batch& b) {
-  Tape<S> t;
+std::pair<S, lm::ParamStore<S>> tape_lm_gradients(Tape<S>& t, const lm::Config& c,
+                                                  const lm::ParamStore<S>& p, const lm::Batch& b) {
+  t.clear();
   std::vector<Var<S>> leaves;
   leaves.reserve(p.size());
   for (const auto& v : p.values) leaves.push_back(t.leaf(v));
   const Var<S> loss = tape_lm_loss(t, c, leaves, b);
   lm::ParamStore<S> grads{p.info, t.gradients(loss, leaves)};
   return {t.value(loss)(0, 0), std::move(grads)};
+}
+
+template <class S>
+std::pair<S, lm::ParamStore<S>> tape_lm_gradients(const lm::Config& c, const lm::ParamStore<S>& p,
+                                                  const lm::Batch& b) {
+  Tape<S> t;
+  return tape_lm_gradients(t, c, p, b);
 }
 
 template Var<double> tape_lm_loss(Tape<double>&, const lm::Config&, const std::vector<Var<double>>&,
@@ -310,6 +317,15 @@ template std::pair<double, lm::ParamStore<double>> tape_lm_gradients(const lm::C
                                                                      const lm::ParamStore<double>&,
                                                                      const lm::Batch&);
 template std::pair<Real50, lm::ParamStore<Real50>> tape_lm_gradients(const lm::Config&,
+                                                                     const lm::ParamStore<Real50>&,
+                                                                     const lm::Batch&);
+
+template std::pair<double, lm::ParamStore<double>> tape_lm_gradients(Tape<double>&,
+                                                                     const lm::Config&,
+                                                                     const lm::ParamStore<double>&,
+                                                                     const lm::Batch&);
+template std::pair<Real50, lm::ParamStore<Real50>> tape_lm_gradients(Tape<Real50>&,
+                                                                     const lm::Config&,
                                                                      const lm::ParamStore<Real50>&,
                                                                      const lm::Batch&);
 

@@ -10,11 +10,12 @@ namespace scaleref::autodiff {
 
 namespace {
 
-// Elementwise f over a matrix, with f found by argument-dependent lookup so
-// the same code serves double (std::) and Real50 (boost::multiprecision::).
+// Elementwise f over a matrix, as a lazy expression, with f found by
+// argument-dependent lookup so the same code serves double (std::) and
+// Real50 (boost::multiprecision::).
 template <class S, class F>
-Mat<S> map(const Mat<S>& m, F f) {
-  return m.unaryExpr([&](const S& v) { return S(f(v)); });
+auto map(const Mat<S>& m, F f) {
+  return m.unaryExpr([f](const S& v) { return S(f(v)); });
 }
 
 template <class S>
@@ -25,31 +26,68 @@ S sigmoid_of(const S& v) {
 
 }  // namespace
 
-// ---- bookkeeping ----------------------------------------------------------------
+// ---- storage and bookkeeping -----------------------------------------------------
 
 template <class S>
-Var<S> Tape<S>::push(const char* op, Matrix value, bool needs_grad, Rule rule) {
+Mat<S> Tape<S>::take(Eigen::Index rows, Eigen::Index cols) {
+  const auto it = kept_.find(rows * cols);
+  if (it == kept_.end() || it->second.empty()) return Matrix(rows, cols);
+  Matrix m = std::move(it->second.back());
+  it->second.pop_back();
+  m.resize(rows, cols);  // the same number of entries: no allocation
+  return m;
+}
+
+template <class S>
+void Tape<S>::keep(Matrix& m) {
+  if (m.size() > 0) kept_[m.size()].push_back(std::move(m));
+  m.resize(0, 0);  // a moved-from Eigen matrix is already empty; said here for the reader
+}
+
+template <class S>
+void Tape<S>::clear() {
+  for (Record& r : records_) {
+    keep(r.value);
+    keep(r.grad);
+  }
+  records_.clear();
+  ++recording_;
+}
+
+template <class S>
+Var<S> Tape<S>::append(const char* op, Matrix&& value, bool needs_grad, Rule rule) {
   records_.push_back(Record{op, std::move(value), Matrix(), needs_grad, std::move(rule)});
-  return V{this, records_.size() - 1};
+  return V{this, records_.size() - 1, recording_};
 }
 
 template <class S>
-Var<S> Tape<S>::leaf(Matrix value) {
+template <class E>
+Var<S> Tape<S>::push(const char* op, const Eigen::MatrixBase<E>& value, bool needs_grad,
+                     Rule rule) {
+  Matrix y = take(value.rows(), value.cols());
+  y = value;  // evaluated before the append: `value` may read records_, which can move
+  return append(op, std::move(y), needs_grad, std::move(rule));
+}
+
+template <class S>
+Var<S> Tape<S>::leaf(const Matrix& value) {
   require(value.size() > 0, "tape::leaf", "expected a non-empty matrix, got ", shape_str(value));
-  return push("leaf", std::move(value), true, nullptr);
+  return push("leaf", value, true, nullptr);
 }
 
 template <class S>
-Var<S> Tape<S>::constant(Matrix value) {
+Var<S> Tape<S>::constant(const Matrix& value) {
   require(value.size() > 0, "tape::constant", "expected a non-empty matrix, got ",
           shape_str(value));
-  return push("constant", std::move(value), false, nullptr);
+  return push("constant", value, false, nullptr);
 }
 
 template <class S>
 const typename Tape<S>::Record& Tape<S>::rec(V v, const char* op) const {
   require(v.tape == this && v.id < records_.size(), op,
           "a Var from another tape (or a default-constructed one) was passed");
+  require(v.recording == recording_, op,
+          "a Var recorded before the tape's last clear() was passed");
   return records_[v.id];
 }
 
@@ -72,11 +110,62 @@ void Tape<S>::same_shape(const char* op, V a, V b) const {
 }
 
 template <class S>
-void Tape<S>::accumulate(std::size_t id, const Matrix& g) {
+template <class E>
+void Tape<S>::accumulate(std::size_t id, const Eigen::MatrixBase<E>& g) {
   Record& r = records_[id];
   if (!r.needs_grad) return;
-  if (r.grad.size() == 0) r.grad = Matrix::Zero(r.value.rows(), r.value.cols());
-  r.grad += g;
+  if (r.grad.size() == 0) {
+    r.grad = take(r.value.rows(), r.value.cols());
+    r.grad = g;
+  } else {
+    r.grad += g;
+  }
+}
+
+template <class S>
+template <class A, class B>
+void Tape<S>::accumulate_product(std::size_t id, const A& a, const B& b) {
+  Record& r = records_[id];
+  if (!r.needs_grad) return;
+  if (r.grad.size() == 0) {
+    r.grad = take(a.rows(), b.cols());
+    scaleref::matmul(a, b, r.grad);
+  } else {
+    Matrix p = take(a.rows(), b.cols());
+    scaleref::matmul(a, b, p);
+    r.grad += p;
+    keep(p);
+  }
+}
+
+template <class S>
+void Tape<S>::pass_through(std::size_t s, std::size_t id) {
+  Record& in = records_[id];
+  Record& out = records_[s];
+  if (!in.needs_grad) return;
+  if (in.grad.size() == 0 && !out.wanted)
+    in.grad.swap(out.grad);  // handed over: s's rule has run, nothing reads its gradient again
+  else
+    accumulate(id, out.grad);
+}
+
+template <class S>
+Mat<S>* Tape<S>::grad_slot(std::size_t id, bool& fresh) {
+  Record& r = records_[id];
+  if (!r.needs_grad) return nullptr;
+  fresh = r.grad.size() == 0;
+  if (fresh) r.grad = take(r.value.rows(), r.value.cols());
+  return &r.grad;
+}
+
+template <class S>
+Mat<S>& Tape<S>::zeroed_grad(std::size_t id) {
+  Record& r = records_[id];
+  if (r.grad.size() == 0) {
+    r.grad = take(r.value.rows(), r.value.cols());
+    r.grad.setZero();
+  }
+  return r.grad;
 }
 
 template <class S>
@@ -85,8 +174,14 @@ std::vector<Mat<S>> Tape<S>::gradients(V out, const Matrix& seed, const std::vec
   require(seed.rows() == y.rows() && seed.cols() == y.cols(), "tape::gradients",
           "expected a seed shaped like the output ", shape_str(y), ", got ", shape_str(seed));
   for (const V& w : wrt) rec(w, "tape::gradients");
-  for (Record& r : records_) r.grad.resize(0, 0);  // size 0: not reached yet
-  records_[out.id].grad = seed;
+  for (Record& r : records_) {
+    keep(r.grad);  // empty: not reached yet
+    r.wanted = false;
+  }
+  for (const V& w : wrt) records_[w.id].wanted = true;
+  Record& o = records_[out.id];
+  o.grad = take(seed.rows(), seed.cols());
+  o.grad = seed;
   for (std::size_t i = out.id + 1; i-- > 0;) {
     Record& r = records_[i];
     if (r.backward && r.needs_grad && r.grad.size() > 0) r.backward(*this, i);
@@ -95,7 +190,10 @@ std::vector<Mat<S>> Tape<S>::gradients(V out, const Matrix& seed, const std::vec
   result.reserve(wrt.size());
   for (const V& w : wrt) {
     const Record& r = records_[w.id];
-    result.push_back(r.grad.size() > 0 ? r.grad : Matrix::Zero(r.value.rows(), r.value.cols()));
+    if (r.grad.size() > 0)
+      result.push_back(r.grad);
+    else
+      result.push_back(Matrix::Zero(r.value.rows(), r.value.cols()));
   }
   return result;
 }
@@ -109,12 +207,12 @@ std::vector<Mat<S>> Tape<S>::gradients(V out, const std::vector<V>& wrt) {
 }
 
 template <class S>
-Var<S> Tape<S>::unary(const char* op, V a, Matrix y, LocalRule dx) {
+template <class E, class LocalRule>
+Var<S> Tape<S>::unary(const char* op, V a, const Eigen::MatrixBase<E>& y, LocalRule dx) {
   const std::size_t ia = a.id;
-  return push(op, std::move(y), records_[ia].needs_grad,
-              [ia, dx = std::move(dx)](Tape& t, std::size_t self) {
-                t.accumulate(ia, dx(t.val(ia), t.val(self), t.grad(self)));
-              });
+  return push(op, y, records_[ia].needs_grad, [ia, dx](Tape& t, std::size_t self) {
+    t.accumulate(ia, dx(t.val(ia), t.val(self), t.grad(self)));
+  });
 }
 
 // ---- elementwise, same shape ---------------------------------------------------------
@@ -124,8 +222,8 @@ Var<S> Tape<S>::add(V a, V b) {
   same_shape("tape::add", a, b);
   const std::size_t ia = a.id, ib = b.id;
   return push("add", val(ia) + val(ib), needs(a) || needs(b), [ia, ib](Tape& t, std::size_t s) {
-    t.accumulate(ia, t.grad(s));  // dy/da = 1
     t.accumulate(ib, t.grad(s));  // dy/db = 1
+    t.pass_through(s, ia);        // dy/da = 1 (last: it may hand g over)
   });
 }
 
@@ -134,8 +232,8 @@ Var<S> Tape<S>::sub(V a, V b) {
   same_shape("tape::sub", a, b);
   const std::size_t ia = a.id, ib = b.id;
   return push("sub", val(ia) - val(ib), needs(a) || needs(b), [ia, ib](Tape& t, std::size_t s) {
-    t.accumulate(ia, t.grad(s));   // dy/da = 1
     t.accumulate(ib, -t.grad(s));  // dy/db = -1
+    t.pass_through(s, ia);         // dy/da = 1 (last: it may hand g over)
   });
 }
 
@@ -156,7 +254,7 @@ Var<S> Tape<S>::div(V a, V b) {
   const std::size_t ia = a.id, ib = b.id;
   return push("div", val(ia).cwiseQuotient(val(ib)), needs(a) || needs(b),
               [ia, ib](Tape& t, std::size_t s) {
-                const Matrix ga = t.grad(s).cwiseQuotient(t.val(ib));  // dy/da = 1/b
+                const auto ga = t.grad(s).cwiseQuotient(t.val(ib));  // dy/da = 1/b
                 t.accumulate(ia, ga);
                 t.accumulate(ib, -ga.cwiseProduct(t.val(s)));  // dy/db = -a/b^2 = -y/b
               });
@@ -165,26 +263,27 @@ Var<S> Tape<S>::div(V a, V b) {
 template <class S>
 Var<S> Tape<S>::neg(V a) {
   return unary("neg", a, -rec(a, "tape::neg").value,
-               [](const Matrix&, const Matrix&, const Matrix& g) { return Matrix(-g); });
+               [](const Matrix&, const Matrix&, const Matrix& g) { return -g; });
 }
 
 template <class S>
 Var<S> Tape<S>::scale(V a, const S& c) {
   return unary("scale", a, c * rec(a, "tape::scale").value,
-               [c](const Matrix&, const Matrix&, const Matrix& g) { return Matrix(c * g); });
+               [c](const Matrix&, const Matrix&, const Matrix& g) { return c * g; });
 }
 
 template <class S>
 Var<S> Tape<S>::add_constant(V a, const S& c) {
-  return unary("add_constant", a, (rec(a, "tape::add_constant").value.array() + c).matrix(),
-               [](const Matrix&, const Matrix&, const Matrix& g) { return g; });
+  const std::size_t ia = a.id;
+  return push("add_constant", (rec(a, "tape::add_constant").value.array() + c).matrix(), needs(a),
+              [ia](Tape& t, std::size_t s) { t.pass_through(s, ia); });
 }
 
 template <class S>
 Var<S> Tape<S>::square(V a) {
   const Matrix& x = rec(a, "tape::square").value;
   return unary("square", a, x.cwiseProduct(x), [](const Matrix& x, const Matrix&, const Matrix& g) {
-    return Matrix(S(2) * g.cwiseProduct(x));  // d(x^2) = 2x
+    return S(2) * g.cwiseProduct(x);  // d(x^2) = 2x
   });
 }
 
@@ -194,7 +293,7 @@ Var<S> Tape<S>::sqrt(V a) {
   const Matrix& x = rec(a, "tape::sqrt").value;
   return unary("sqrt", a, map(x, [](const S& v) { return sqrt(v); }),
                [](const Matrix&, const Matrix& y, const Matrix& g) {
-                 return Matrix(g.cwiseQuotient(S(2) * y));  // d sqrt(x) = 1 / (2 sqrt(x))
+                 return g.cwiseQuotient(S(2) * y);  // d sqrt(x) = 1 / (2 sqrt(x))
                });
 }
 
@@ -205,7 +304,7 @@ Var<S> Tape<S>::rsqrt(V a) {
   return unary("rsqrt", a, map(x, [](const S& v) { return S(1) / sqrt(v); }),
                [](const Matrix&, const Matrix& y, const Matrix& g) {
                  // d x^(-1/2) = -x^(-3/2) / 2 = -y^3 / 2
-                 return Matrix(S(-0.5) * g.cwiseProduct(y.cwiseProduct(y).cwiseProduct(y)));
+                 return S(-0.5) * g.cwiseProduct(y.cwiseProduct(y).cwiseProduct(y));
                });
 }
 
@@ -215,7 +314,7 @@ Var<S> Tape<S>::exp(V a) {
   const Matrix& x = rec(a, "tape::exp").value;
   return unary("exp", a, map(x, [](const S& v) { return exp(v); }),
                [](const Matrix&, const Matrix& y, const Matrix& g) {
-                 return Matrix(g.cwiseProduct(y));  // d e^x = e^x
+                 return g.cwiseProduct(y);  // d e^x = e^x
                });
 }
 
@@ -225,7 +324,7 @@ Var<S> Tape<S>::log(V a) {
   const Matrix& x = rec(a, "tape::log").value;
   return unary("log", a, map(x, [](const S& v) { return log(v); }),
                [](const Matrix& x, const Matrix&, const Matrix& g) {
-                 return Matrix(g.cwiseQuotient(x));  // d log x = 1/x
+                 return g.cwiseQuotient(x);  // d log x = 1/x
                });
 }
 
@@ -236,7 +335,7 @@ Var<S> Tape<S>::tanh(V a) {
   return unary("tanh", a, map(x, [](const S& v) { return tanh(v); }),
                [](const Matrix&, const Matrix& y, const Matrix& g) {
                  // d tanh x = 1 - tanh^2 x
-                 return Matrix(g.array() * (S(1) - y.array().square()));
+                 return (g.array() * (S(1) - y.array().square())).matrix();
                });
 }
 
@@ -246,7 +345,7 @@ Var<S> Tape<S>::sigmoid(V a) {
   return unary("sigmoid", a, map(x, [](const S& v) { return sigmoid_of(v); }),
                [](const Matrix&, const Matrix& y, const Matrix& g) {
                  // d sigma(x) = sigma(x) (1 - sigma(x))
-                 return Matrix(g.array() * y.array() * (S(1) - y.array()));
+                 return (g.array() * y.array() * (S(1) - y.array())).matrix();
                });
 }
 
@@ -257,7 +356,7 @@ Var<S> Tape<S>::softsign(V a) {
   return unary("softsign", a, map(x, [](const S& v) { return v / (S(1) + abs(v)); }),
                [](const Matrix& x, const Matrix&, const Matrix& g) {
                  // d x/(1+|x|) = 1 / (1+|x|)^2
-                 return Matrix(g.array() / (S(1) + x.array().abs()).square());
+                 return (g.array() / (S(1) + x.array().abs()).square()).matrix();
                });
 }
 
@@ -268,12 +367,8 @@ Var<S> Tape<S>::hardtanh(V a) {
                map(x, [](const S& v) { return v < S(-1) ? S(-1) : (v > S(1) ? S(1) : v); }),
                [](const Matrix& x, const Matrix&, const Matrix& g) {
                  // 1 strictly inside (-1, 1), 0 at and beyond the edges (PyTorch's convention)
-                 Matrix d = g;
-                 for (Eigen::Index i = 0; i < d.size(); ++i) {
-                   const S& v = x.data()[i];
-                   if (!(v > S(-1) && v < S(1))) d.data()[i] = S(0);
-                 }
-                 return d;
+                 return x.binaryExpr(
+                     g, [](const S& v, const S& gv) { return v > S(-1) && v < S(1) ? gv : S(0); });
                });
 }
 
@@ -284,19 +379,16 @@ Var<S> Tape<S>::gelu(V a) {
   const S c = sqrt(S(2) / boost::math::constants::pi<S>());
   const S k = from_decimal<S>("0.044715");
   const Matrix& x = rec(a, "tape::gelu").value;
-  auto y =
+  const auto y =
       map(x, [c, k](const S& v) { return S(0.5) * v * (S(1) + tanh(c * (v + k * v * v * v))); });
-  return unary("gelu", a, std::move(y), [c, k](const Matrix& x, const Matrix&, const Matrix& g) {
+  return unary("gelu", a, y, [c, k](const Matrix& x, const Matrix&, const Matrix& g) {
     // y = x/2 (1 + t), t = tanh(u), u = c (x + k x^3):
     // dy/dx = (1 + t)/2 + x/2 (1 - t^2) c (1 + 3 k x^2)
-    Matrix d(x.rows(), x.cols());
-    for (Eigen::Index i = 0; i < x.size(); ++i) {
-      const S v = x.data()[i];
+    return x.binaryExpr(g, [c, k](const S& v, const S& gv) {
       const S t = tanh(c * (v + k * v * v * v));
-      d.data()[i] = g.data()[i] * (S(0.5) * (S(1) + t) +
-                                   S(0.5) * v * (S(1) - t * t) * c * (S(1) + S(3) * k * v * v));
-    }
-    return d;
+      return S(gv *
+               (S(0.5) * (S(1) + t) + S(0.5) * v * (S(1) - t * t) * c * (S(1) + S(3) * k * v * v)));
+    });
   });
 }
 
@@ -306,13 +398,10 @@ Var<S> Tape<S>::silu(V a) {
   return unary("silu", a, map(x, [](const S& v) { return v * sigmoid_of(v); }),
                [](const Matrix& x, const Matrix&, const Matrix& g) {
                  // d x sigma(x) = sigma + x sigma (1 - sigma)
-                 Matrix d(x.rows(), x.cols());
-                 for (Eigen::Index i = 0; i < x.size(); ++i) {
-                   const S v = x.data()[i];
+                 return x.binaryExpr(g, [](const S& v, const S& gv) {
                    const S sg = sigmoid_of(v);
-                   d.data()[i] = g.data()[i] * (sg + v * sg * (S(1) - sg));
-                 }
-                 return d;
+                   return S(gv * (sg + v * sg * (S(1) - sg)));
+                 });
                });
 }
 
@@ -325,20 +414,19 @@ Var<S> Tape<S>::matmul(V a, V b) {
   require(x.cols() == w.rows(), "tape::matmul", "expected a.cols() == b.rows(), got a ",
           shape_str(x), " and b ", shape_str(w));
   const std::size_t ia = a.id, ib = b.id;
-  return push("matmul", scaleref::matmul(x, w), needs(a) || needs(b),
-              [ia, ib](Tape& t, std::size_t s) {
-                const Matrix& g = t.grad(s);
-                if (t.records_[ia].needs_grad)  // dA = G B^T
-                  t.accumulate(ia, scaleref::matmul<S>(g, t.val(ib).transpose()));
-                if (t.records_[ib].needs_grad)  // dB = A^T G
-                  t.accumulate(ib, scaleref::matmul<S>(t.val(ia).transpose(), g));
-              });
+  Matrix y = take(x.rows(), w.cols());
+  scaleref::matmul(x, w, y);
+  return append("matmul", std::move(y), needs(a) || needs(b), [ia, ib](Tape& t, std::size_t s) {
+    const Matrix& g = t.grad(s);
+    t.accumulate_product(ia, g, t.val(ib).transpose());  // dA = G B^T
+    t.accumulate_product(ib, t.val(ia).transpose(), g);  // dB = A^T G
+  });
 }
 
 template <class S>
 Var<S> Tape<S>::transpose(V a) {
   return unary("transpose", a, rec(a, "tape::transpose").value.transpose(),
-               [](const Matrix&, const Matrix&, const Matrix& g) { return Matrix(g.transpose()); });
+               [](const Matrix&, const Matrix&, const Matrix& g) { return g.transpose(); });
 }
 
 template <class S>
@@ -347,12 +435,11 @@ Var<S> Tape<S>::slice_cols(V a, Eigen::Index start, Eigen::Index count) {
   require(start >= 0 && count > 0 && start + count <= x.cols(), "tape::slice_cols",
           "expected 0 <= start, 0 < count, start + count <= cols, got start ", start, ", count ",
           count, " of ", shape_str(x));
-  return unary("slice_cols", a, x.middleCols(start, count),
-               [start, count](const Matrix& x, const Matrix&, const Matrix& g) {
-                 Matrix d = Matrix::Zero(x.rows(), x.cols());
-                 d.middleCols(start, count) = g;
-                 return d;
-               });
+  const std::size_t ia = a.id;
+  return push("slice_cols", x.middleCols(start, count), needs(a),
+              [ia, start, count](Tape& t, std::size_t s) {
+                t.zeroed_grad(ia).middleCols(start, count) += t.grad(s);  // the rest gets 0
+              });
 }
 
 template <class S>
@@ -368,7 +455,7 @@ Var<S> Tape<S>::concat_cols(const std::vector<V>& parts) {
     cols += x.cols();
     needs_any = needs_any || needs(p);
   }
-  Matrix y(rows, cols);
+  Matrix y = take(rows, cols);
   std::vector<std::size_t> ids;
   Eigen::Index at = 0;
   for (const V& p : parts) {
@@ -376,7 +463,7 @@ Var<S> Tape<S>::concat_cols(const std::vector<V>& parts) {
     at += val(p.id).cols();
     ids.push_back(p.id);
   }
-  return push("concat_cols", std::move(y), needs_any, [ids](Tape& t, std::size_t s) {
+  return append("concat_cols", std::move(y), needs_any, [ids](Tape& t, std::size_t s) {
     Eigen::Index at = 0;
     for (std::size_t id : ids) {  // each part gets its own block of columns back
       const Eigen::Index c = t.val(id).cols();
@@ -397,8 +484,8 @@ Var<S> Tape<S>::add_rowvec(V x, V v) {
   const std::size_t ix = x.id, iv = v.id;
   return push("add_rowvec", m.rowwise() + r.row(0), needs(x) || needs(v),
               [ix, iv](Tape& t, std::size_t s) {
-                t.accumulate(ix, t.grad(s));
                 t.accumulate(iv, t.grad(s).colwise().sum());  // v is added to every row
+                t.pass_through(s, ix);
               });
 }
 
@@ -409,11 +496,22 @@ Var<S> Tape<S>::mul_rowvec(V x, V v) {
   require(r.rows() == 1 && r.cols() == m.cols(), "tape::mul_rowvec", "expected v [1x", m.cols(),
           "] for x ", shape_str(m), ", got v ", shape_str(r));
   const std::size_t ix = x.id, iv = v.id;
-  return push("mul_rowvec", m.array().rowwise() * r.array().row(0), needs(x) || needs(v),
+  return push("mul_rowvec", (m.array().rowwise() * r.array().row(0)).matrix(), needs(x) || needs(v),
               [ix, iv](Tape& t, std::size_t s) {
+                // dx_i = g_i (.) v, dv = sum_i g_i (.) x_i: one pass over the rows of g
                 const Matrix& g = t.grad(s);
-                t.accumulate(ix, g.array().rowwise() * t.val(iv).array().row(0));
-                t.accumulate(iv, g.cwiseProduct(t.val(ix)).colwise().sum());
+                const Matrix &xv = t.val(ix), &vv = t.val(iv);
+                bool dx_fresh = false, dv_fresh = false;
+                Matrix* dx = t.grad_slot(ix, dx_fresh);
+                Matrix* dv = t.grad_slot(iv, dv_fresh);
+                if (dv && dv_fresh) dv->setZero();
+                for (Eigen::Index i = 0; i < g.rows(); ++i) {
+                  if (dx && dx_fresh)
+                    dx->row(i) = g.row(i).cwiseProduct(vv);
+                  else if (dx)
+                    dx->row(i) += g.row(i).cwiseProduct(vv);
+                  if (dv) *dv += g.row(i).cwiseProduct(xv.row(i));
+                }
               });
 }
 
@@ -426,8 +524,8 @@ Var<S> Tape<S>::add_colvec(V x, V c) {
   const std::size_t ix = x.id, ic = c.id;
   return push("add_colvec", m.colwise() + r.col(0), needs(x) || needs(c),
               [ix, ic](Tape& t, std::size_t s) {
-                t.accumulate(ix, t.grad(s));
                 t.accumulate(ic, t.grad(s).rowwise().sum());  // c_i is added to all of row i
+                t.pass_through(s, ix);
               });
 }
 
@@ -438,11 +536,24 @@ Var<S> Tape<S>::mul_colvec(V x, V c) {
   require(r.cols() == 1 && r.rows() == m.rows(), "tape::mul_colvec", "expected c [", m.rows(),
           "x1] for x ", shape_str(m), ", got c ", shape_str(r));
   const std::size_t ix = x.id, ic = c.id;
-  return push("mul_colvec", m.array().colwise() * r.array().col(0), needs(x) || needs(c),
+  return push("mul_colvec", (m.array().colwise() * r.array().col(0)).matrix(), needs(x) || needs(c),
               [ix, ic](Tape& t, std::size_t s) {
+                // dx_i = c_i g_i, dc_i = <g_i, x_i>: one pass over the rows of g
                 const Matrix& g = t.grad(s);
-                t.accumulate(ix, g.array().colwise() * t.val(ic).array().col(0));
-                t.accumulate(ic, g.cwiseProduct(t.val(ix)).rowwise().sum());
+                const Matrix &xv = t.val(ix), &cv = t.val(ic);
+                bool dx_fresh = false, dc_fresh = false;
+                Matrix* dx = t.grad_slot(ix, dx_fresh);
+                Matrix* dc = t.grad_slot(ic, dc_fresh);
+                for (Eigen::Index i = 0; i < g.rows(); ++i) {
+                  if (dx && dx_fresh)
+                    dx->row(i) = cv(i, 0) * g.row(i);
+                  else if (dx)
+                    dx->row(i) += cv(i, 0) * g.row(i);
+                  if (dc) {
+                    const S dot = g.row(i).dot(xv.row(i));
+                    (*dc)(i, 0) = dc_fresh ? dot : S((*dc)(i, 0) + dot);
+                  }
+                }
               });
 }
 
@@ -467,7 +578,7 @@ Var<S> Tape<S>::row_sum(V a) {
   const Matrix& x = rec(a, "tape::row_sum").value;
   return unary("row_sum", a, x.rowwise().sum(),
                [](const Matrix& x, const Matrix&, const Matrix& g) {
-                 return Matrix(g.col(0).replicate(1, x.cols()));  // every entry of row i gets g_i
+                 return g.col(0).replicate(1, x.cols());  // every entry of row i gets g_i
                });
 }
 
@@ -477,17 +588,17 @@ Var<S> Tape<S>::row_mean(V a) {
   const S inv = S(1) / S(static_cast<long>(x.cols()));
   return unary("row_mean", a, x.rowwise().sum() * inv,
                [inv](const Matrix& x, const Matrix&, const Matrix& g) {
-                 return Matrix(inv * g.col(0).replicate(1, x.cols()));
+                 return inv * g.col(0).replicate(1, x.cols());
                });
 }
 
 template <class S>
 Var<S> Tape<S>::col_sum(V a) {
   const Matrix& x = rec(a, "tape::col_sum").value;
-  return unary(
-      "col_sum", a, x.colwise().sum(), [](const Matrix& x, const Matrix&, const Matrix& g) {
-        return Matrix(g.row(0).replicate(x.rows(), 1));  // every entry of column j gets g_j
-      });
+  return unary("col_sum", a, x.colwise().sum(),
+               [](const Matrix& x, const Matrix&, const Matrix& g) {
+                 return g.row(0).replicate(x.rows(), 1);  // every entry of column j gets g_j
+               });
 }
 
 template <class S>
@@ -496,7 +607,7 @@ Var<S> Tape<S>::col_mean(V a) {
   const S inv = S(1) / S(static_cast<long>(x.rows()));
   return unary("col_mean", a, x.colwise().sum() * inv,
                [inv](const Matrix& x, const Matrix&, const Matrix& g) {
-                 return Matrix(inv * g.row(0).replicate(x.rows(), 1));
+                 return inv * g.row(0).replicate(x.rows(), 1);
                });
 }
 
@@ -505,7 +616,7 @@ Var<S> Tape<S>::sum(V a) {
   const Matrix& x = rec(a, "tape::sum").value;
   return unary("sum", a, Matrix::Constant(1, 1, x.sum()),
                [](const Matrix& x, const Matrix&, const Matrix& g) {
-                 return Matrix(Matrix::Constant(x.rows(), x.cols(), g(0, 0)));
+                 return Matrix::Constant(x.rows(), x.cols(), g(0, 0));
                });
 }
 
@@ -515,7 +626,7 @@ Var<S> Tape<S>::mean(V a) {
   const S inv = S(1) / S(static_cast<long>(x.size()));
   return unary("mean", a, Matrix::Constant(1, 1, x.sum() * inv),
                [inv](const Matrix& x, const Matrix&, const Matrix& g) {
-                 return Matrix(Matrix::Constant(x.rows(), x.cols(), inv * g(0, 0)));
+                 return Matrix::Constant(x.rows(), x.cols(), inv * g(0, 0));
                });
 }
 
@@ -525,16 +636,21 @@ template <class S>
 Var<S> Tape<S>::row_softmax(V a) {
   using std::exp;
   const Matrix& x = rec(a, "tape::row_softmax").value;
-  Matrix y(x.rows(), x.cols());
+  Matrix y = take(x.rows(), x.cols());
   for (Eigen::Index i = 0; i < x.rows(); ++i) {
     const S top = x.row(i).maxCoeff();  // subtracting the row max changes nothing but overflow
     for (Eigen::Index j = 0; j < x.cols(); ++j) y(i, j) = exp(x(i, j) - top);
     y.row(i) /= y.row(i).sum();
   }
-  return unary("row_softmax", a, std::move(y), [](const Matrix&, const Matrix& y, const Matrix& g) {
+  const std::size_t ia = a.id;
+  return append("row_softmax", std::move(y), needs(a), [ia](Tape& t, std::size_t s) {
     // dx_i = y_i * (g_i - <g_i, y_i>) for each row i
-    const Matrix inner = g.cwiseProduct(y).rowwise().sum();
-    return Matrix(y.array() * (g.colwise() - inner.col(0)).array());
+    const Matrix& y = t.val(s);
+    const Matrix& g = t.grad(s);
+    Matrix inner = t.take(y.rows(), 1);
+    inner = g.cwiseProduct(y).rowwise().sum();
+    t.accumulate(ia, (y.array() * (g.colwise() - inner.col(0)).array()).matrix());
+    t.keep(inner);
   });
 }
 
@@ -543,14 +659,16 @@ Var<S> Tape<S>::causal_mask(V a) {
   const Matrix& x = rec(a, "tape::causal_mask").value;
   require(x.rows() == x.cols(), "tape::causal_mask", "expected square scores [t x t], got ",
           shape_str(x));
-  Matrix y = x;
+  Matrix y = take(x.rows(), x.cols());
+  y = x;
   for (Eigen::Index i = 0; i < y.rows(); ++i)
     for (Eigen::Index j = i + 1; j < y.cols(); ++j) y(i, j) = -std::numeric_limits<S>::infinity();
-  return unary("causal_mask", a, std::move(y), [](const Matrix&, const Matrix&, const Matrix& g) {
-    Matrix d = g;  // masked entries are constants: no gradient flows through them
-    for (Eigen::Index i = 0; i < d.rows(); ++i)
-      for (Eigen::Index j = i + 1; j < d.cols(); ++j) d(i, j) = S(0);
-    return d;
+  const std::size_t ia = a.id;
+  return append("causal_mask", std::move(y), needs(a), [ia](Tape& t, std::size_t s) {
+    // masked entries (above the diagonal) are constants: no gradient flows through them
+    Matrix& d = t.zeroed_grad(ia);
+    const Matrix& g = t.grad(s);
+    for (Eigen::Index i = 0; i < d.rows(); ++i) d.row(i).head(i + 1) += g.row(i).head(i + 1);
   });
 }
 

@@ -12,6 +12,7 @@
 //
 // Usage: allocations() before and after the code of interest; the difference
 // is the number of calls that asked the heap for memory (realloc counts once).
+// allocated_bytes() the same for the bytes asked for (calloc: n * size).
 #pragma once
 
 #include <cstdint>
@@ -20,5 +21,9 @@ namespace scaleref::bench {
 
 // Heap allocations made by this process so far, all threads.
 std::uint64_t allocations();
+
+// Bytes asked of the heap by this process so far, all threads (never
+// decreased by free: a measure of churn, not of memory in use).
+std::uint64_t allocated_bytes();
 
 }  // namespace scaleref::bench

@@ -34,5 +34,10 @@ Var<S> tape_lm_loss(Tape<S>& t, const lm::Config& c, const std::vector<Var<S>>& 
 template <class S>
 std::pair<S, lm::ParamStore<S>> tape_lm_gradients(const lm::Config& c, const lm::ParamStore<S>& p,
                                                   const lm::Batch& b);
+// The same, recorded on t after t.clear(): called again with the same shapes,
+// it reuses the matrices of the previous recording (tape.hpp, "Storage").
+template <class S>
+std::pair<S, lm::ParamStore<S>> tape_lm_gradients(Tape<S>& t, const lm::Config& c,
+                                                  const lm::ParamStore<S>& p, const lm::Batch& b);
 
 }  // namespace scaleref::autodiff

@@ -18,12 +18,23 @@
 //   Var y = t.mul_rowvec(t.mul_colvec(x, r), g);          // RMSNorm
 //   auto grads = t.gradients(y, dy, {x, g});               // {dx, dgamma}
 //
-// Shape errors throw scaleref::Error naming the op and both shapes.
+// Storage. A tape is meant to be recorded again and again (a test's many
+// draws, a benchmark's repetitions): clear() forgets the records but keeps
+// their matrices, and every value and gradient is written into a kept matrix
+// of the same size when there is one. A tape cleared and refilled with the
+// same shapes therefore allocates no matrix storage (only the little
+// bookkeeping of its records), where a fresh tape per recording would ask the
+// kernel for fresh, zeroed pages for every one of its matrices.
+//
+// Shape errors throw scaleref::Error naming the op and both shapes; a Var
+// from another tape, or from before a clear(), is rejected the same way.
 // Tape<double> and Tape<Real50> are compiled once, in autodiff/src/tape.cpp.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
+#include <map>
 #include <scaleref/error.hpp>
 #include <scaleref/linalg.hpp>
 #include <scaleref/types.hpp>
@@ -35,11 +46,13 @@ namespace scaleref::autodiff {
 template <class S>
 class Tape;
 
-// A handle to one record of a tape: cheap to copy, valid while its tape lives.
+// A handle to one record of a tape: cheap to copy, valid while its tape lives
+// and until its tape is cleared.
 template <class S>
 struct Var {
   Tape<S>* tape = nullptr;
   std::size_t id = 0;
+  std::uint64_t recording = 0;  // which recording of the tape it belongs to
 };
 
 template <class S>
@@ -48,13 +61,21 @@ class Tape {
   using Matrix = Mat<S>;
   using V = Var<S>;
 
+  Tape() = default;
+  Tape(const Tape&) = delete;  // Vars point at their tape: it stays where it is
+  Tape& operator=(const Tape&) = delete;
+
   // ---- leaves -------------------------------------------------------------
-  V leaf(Matrix value);      // a value gradients can be asked for
-  V constant(Matrix value);  // a value that never receives a gradient
+  V leaf(const Matrix& value);      // a value gradients can be asked for
+  V constant(const Matrix& value);  // a value that never receives a gradient
 
   const Matrix& value(V v) const;
   std::size_t size() const { return records_.size(); }
   const char* op_name(V v) const;
+
+  // Forgets every record (their Vars become invalid) and keeps their matrices
+  // for the next recording.
+  void clear();
 
   // Reverse sweep from `out`, seeded with d(out) = seed (same shape as out).
   // Returns d/d(leaf) for each requested leaf, in order; a leaf `out` does not
@@ -114,23 +135,53 @@ class Tape {
   struct Record {
     const char* op;
     Matrix value;
-    Matrix grad;      // filled during a sweep
-    bool needs_grad;  // true when a leaf is upstream
-    Rule backward;    // sends grad to the inputs; empty for leaves
+    Matrix grad;          // filled during a sweep
+    bool needs_grad;      // true when a leaf is upstream
+    Rule backward;        // sends grad to the inputs; empty for leaves
+    bool wanted = false;  // its gradient is asked for by the sweep under way
   };
 
-  V push(const char* op, Matrix value, bool needs_grad, Rule rule);
-  // An elementwise op y = f(x): `dx(x, y, g)` returns the gradient it sends to x.
-  using LocalRule = std::function<Matrix(const Matrix& x, const Matrix& y, const Matrix& g)>;
-  V unary(const char* op, V a, Matrix y, LocalRule dx);
+  // A [rows, cols] matrix (contents unspecified): a kept one of that size
+  // when there is one, else a new one.
+  Matrix take(Eigen::Index rows, Eigen::Index cols);
+  // Keeps m's storage for a later take(); m is left empty.
+  void keep(Matrix& m);
+  // Appends a record holding `value` (a matrix from take()).
+  V append(const char* op, Matrix&& value, bool needs_grad, Rule rule);
+  // Appends a record whose value is `value` evaluated into taken storage.
+  template <class E>
+  V push(const char* op, const Eigen::MatrixBase<E>& value, bool needs_grad, Rule rule);
+  // An elementwise op y = f(x): `dx(x, y, g)` gives (as an Eigen expression)
+  // the gradient it sends to x.
+  template <class E, class LocalRule>
+  V unary(const char* op, V a, const Eigen::MatrixBase<E>& y, LocalRule dx);
   const Record& rec(V v, const char* op) const;
   const Matrix& val(std::size_t id) const { return records_[id].value; }
   const Matrix& grad(std::size_t id) const { return records_[id].grad; }
   bool needs(V v) const { return records_[v.id].needs_grad; }
-  void accumulate(std::size_t id, const Matrix& g);
+  // Adds g into record id's gradient; the first contribution is written, not
+  // added to zeros. g must not read id's own gradient.
+  template <class E>
+  void accumulate(std::size_t id, const Eigen::MatrixBase<E>& g);
+  // Adds the product a b into record id's gradient, through taken storage.
+  template <class A, class B>
+  void accumulate_product(std::size_t id, const A& a, const B& b);
+  // Sends record s's gradient unchanged to input id (dy/dx = 1). When it is the
+  // first to reach id and s's own gradient is not asked for, the matrix is
+  // handed over instead of copied; so a rule calls it last.
+  void pass_through(std::size_t s, std::size_t id);
+  // Record id's gradient to write into, or nullptr if it needs none; `fresh`
+  // says nothing reached it yet (its contents are then unspecified: assign,
+  // do not add).
+  Matrix* grad_slot(std::size_t id, bool& fresh);
+  // Record id's gradient, set to zeros if nothing reached it yet: for rules
+  // that add into a part of it.
+  Matrix& zeroed_grad(std::size_t id);
   void same_shape(const char* op, V a, V b) const;
 
   std::vector<Record> records_;
+  std::uint64_t recording_ = 0;                       // bumped by clear()
+  std::map<Eigen::Index, std::vector<Matrix>> kept_;  // by number of entries
 };
 
 template <class S>

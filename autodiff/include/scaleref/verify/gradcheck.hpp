@@ -178,16 +178,21 @@ Problem Problem::make(std::string name, std::vector<std::string> input_names, Fo
 
 template <class Build>
 Problem Problem::from_tape(std::string name, std::vector<std::string> input_names, Build build) {
+  // One tape per thread, builder and precision, cleared for every call: the
+  // finite differences call forward thousands of times with the same shapes,
+  // and each call reuses the matrices of the one before (tape.hpp, "Storage").
   auto forward = [build](const auto& x) {
     using S = typename std::decay_t<decltype(x)>::value_type::Scalar;
-    autodiff::Tape<S> t;
+    thread_local autodiff::Tape<S> t;
+    t.clear();
     std::vector<autodiff::Var<S>> leaves;
     for (const auto& m : x) leaves.push_back(t.leaf(m));
     return Mat<S>(t.value(build(t, leaves)));
   };
   auto backward = [build](const auto& x, const auto& dy) {
     using S = typename std::decay_t<decltype(x)>::value_type::Scalar;
-    autodiff::Tape<S> t;
+    thread_local autodiff::Tape<S> t;
+    t.clear();
     std::vector<autodiff::Var<S>> leaves;
     for (const auto& m : x) leaves.push_back(t.leaf(m));
     return t.gradients(build(t, leaves), dy, leaves);
