@@ -65,7 +65,9 @@ template <class E>
 Var<S> Tape<S>::push(const char* op, const Eigen::MatrixBase<E>& value, bool needs_grad,
                      Rule rule) {
   Matrix y = take(value.rows(), value.cols());
-  y = value;  // evaluated before the append: `value` may read records_, which can move
+  // Row by row on the threads (rows.hpp), and before the append: `value` may
+  // read records_, which can move.
+  for_each_row(y.rows(), y.cols(), [&](Eigen::Index i) { y.row(i) = value.row(i); });
   return append(op, std::move(y), needs_grad, std::move(rule));
 }
 
@@ -114,12 +116,26 @@ template <class E>
 void Tape<S>::accumulate(std::size_t id, const Eigen::MatrixBase<E>& g) {
   Record& r = records_[id];
   if (!r.needs_grad) return;
-  if (r.grad.size() == 0) {
-    r.grad = take(r.value.rows(), r.value.cols());
-    r.grad = g;
+  Matrix& d = r.grad;
+  if (d.size() == 0) {
+    d = take(r.value.rows(), r.value.cols());
+    for_each_row(d.rows(), d.cols(), [&](Eigen::Index i) { d.row(i) = g.row(i); });
   } else {
-    r.grad += g;
+    for_each_row(d.rows(), d.cols(), [&](Eigen::Index i) { d.row(i) += g.row(i); });
   }
+}
+
+template <class S>
+template <class F>
+void Tape<S>::add_row_sums(Matrix& dv, bool fresh, Eigen::Index n, F&& f) {
+  if (fresh) {
+    sum_rows<S>(n, dv.cols(), f, dv);
+    return;
+  }
+  Matrix part = take(1, dv.cols());
+  sum_rows<S>(n, dv.cols(), f, part);
+  dv += part;
+  keep(part);
 }
 
 template <class S>
@@ -482,11 +498,14 @@ Var<S> Tape<S>::add_rowvec(V x, V v) {
   require(r.rows() == 1 && r.cols() == m.cols(), "tape::add_rowvec", "expected v [1x", m.cols(),
           "] for x ", shape_str(m), ", got v ", shape_str(r));
   const std::size_t ix = x.id, iv = v.id;
-  return push("add_rowvec", m.rowwise() + r.row(0), needs(x) || needs(v),
-              [ix, iv](Tape& t, std::size_t s) {
-                t.accumulate(iv, t.grad(s).colwise().sum());  // v is added to every row
-                t.pass_through(s, ix);
-              });
+  return push(
+      "add_rowvec", m.rowwise() + r.row(0), needs(x) || needs(v), [ix, iv](Tape& t, std::size_t s) {
+        const Matrix& g = t.grad(s);
+        bool fresh = false;
+        if (Matrix* dv = t.grad_slot(iv, fresh))  // v is added to every row
+          t.add_row_sums(*dv, fresh, g.rows(), [&](Eigen::Index i, auto& acc) { acc += g.row(i); });
+        t.pass_through(s, ix);
+      });
 }
 
 template <class S>
@@ -504,14 +523,20 @@ Var<S> Tape<S>::mul_rowvec(V x, V v) {
                 bool dx_fresh = false, dv_fresh = false;
                 Matrix* dx = t.grad_slot(ix, dx_fresh);
                 Matrix* dv = t.grad_slot(iv, dv_fresh);
-                if (dv && dv_fresh) dv->setZero();
-                for (Eigen::Index i = 0; i < g.rows(); ++i) {
+                auto dx_row = [&](Eigen::Index i) {
                   if (dx && dx_fresh)
                     dx->row(i) = g.row(i).cwiseProduct(vv);
                   else if (dx)
                     dx->row(i) += g.row(i).cwiseProduct(vv);
-                  if (dv) *dv += g.row(i).cwiseProduct(xv.row(i));
+                };
+                if (!dv) {
+                  for_each_row(g.rows(), g.cols(), dx_row);
+                  return;
                 }
+                t.add_row_sums(*dv, dv_fresh, g.rows(), [&](Eigen::Index i, auto& acc) {
+                  dx_row(i);  // row i's own entries: safe on any thread
+                  acc += g.row(i).cwiseProduct(xv.row(i));
+                });
               });
 }
 
@@ -544,7 +569,7 @@ Var<S> Tape<S>::mul_colvec(V x, V c) {
                 bool dx_fresh = false, dc_fresh = false;
                 Matrix* dx = t.grad_slot(ix, dx_fresh);
                 Matrix* dc = t.grad_slot(ic, dc_fresh);
-                for (Eigen::Index i = 0; i < g.rows(); ++i) {
+                for_each_row(g.rows(), g.cols(), [&](Eigen::Index i) {
                   if (dx && dx_fresh)
                     dx->row(i) = cv(i, 0) * g.row(i);
                   else if (dx)
@@ -553,7 +578,7 @@ Var<S> Tape<S>::mul_colvec(V x, V c) {
                     const S dot = g.row(i).dot(xv.row(i));
                     (*dc)(i, 0) = dc_fresh ? dot : S((*dc)(i, 0) + dot);
                   }
-                }
+                });
               });
 }
 

@@ -26,6 +26,10 @@
 // bookkeeping of its records), where a fresh tape per recording would ask the
 // kernel for fresh, zeroed pages for every one of its matrices.
 //
+// Threads. Values and gradients are written row by row on the OpenMP threads
+// (rows.hpp), products are linalg.hpp's, and sums over rows take rows.hpp's
+// fixed order: a gradient is bitwise the same for any number of threads.
+//
 // Shape errors throw scaleref::Error naming the op and both shapes; a Var
 // from another tape, or from before a clear(), is rejected the same way.
 // Tape<double> and Tape<Real50> are compiled once, in autodiff/src/tape.cpp.
@@ -166,6 +170,11 @@ class Tape {
   // Adds the product a b into record id's gradient, through taken storage.
   template <class A, class B>
   void accumulate_product(std::size_t id, const A& a, const B& b);
+  // Adds the sum over rows i < n of f's contributions (f(i, acc) adds row i's
+  // [1, width] into acc) into dv, in sum_rows' fixed order (rows.hpp): the
+  // same bits for any thread count. fresh: dv holds nothing yet.
+  template <class F>
+  void add_row_sums(Matrix& dv, bool fresh, Eigen::Index n, F&& f);
   // Sends record s's gradient unchanged to input id (dy/dx = 1). When it is the
   // first to reach id and s's own gradient is not asked for, the matrix is
   // handed over instead of copied; so a rule calls it last.
