@@ -191,7 +191,7 @@ Real50 tape_loss50(const Config& c, const lm::ParamStore<Real50>& p, const lm::B
 // conditioning; rtol 1e-20 and atol 1e-22 leave >= 7 digits of room, while a
 // wrong gradient is off by O(|g|) >= 1e-6 on the entries checked.
 const verify::Tolerance kFd50{1e-22, 1e-20,
-                              "50-digit central FD, h = 1e-15 scale: error ~1e-30 (DESIGN.md)"};
+                              "50-digit central FD, h = 1e-15 scale: error ~1e-30 (docs/design.md)"};
 
 class TapeLmFd : public ::testing::TestWithParam<Case> {};
 

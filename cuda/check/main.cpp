@@ -1,6 +1,7 @@
 // cuda_check: every GPU kernel x dtype x a grid of shapes against the
-// double-precision reference (DESIGN.md, CUDA; compare.hpp for the rule and
-// the tolerance table). One line per compared output:
+// double-precision reference (docs/design.md, "cuda_check: the comparison
+// rule"; compare.hpp for the rule and the tolerance table). One line per
+// compared output:
 //
 //   PASS rmsnorm fp32 33x4095/s4104 dx   max_abs .. max_rel .. used .. worst [i] got .. want ..
 //

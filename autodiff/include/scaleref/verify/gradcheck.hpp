@@ -25,8 +25,9 @@
 // Finite differences. Entry j of input p is stepped by
 //     h_j = eta * max(|x_j|, rms(x_p))     (eta = 1 if all of x_p is zero)
 // with eta = eps^(1/3) (6.1e-6) in double and 1e-15 in 50 digits. This departs
-// from DESIGN.md's eta * max(1, |x_j|): for inputs of scale 1e-8 that step is
-// larger than the input itself. The central quotient is Richardson-
+// from the common eta * max(1, |x_j|): for inputs of scale 1e-8 that step is
+// larger than the input itself (docs/design.md, "Finite differences and
+// tolerances"). The central quotient is Richardson-
 // extrapolated from steps h and 2h:
 //     D = (4 D(h) - D(2h)) / 3,   truncation error estimate |D(h) - D(2h)| / 3.
 // The entry's tolerance adds the finite difference's own error to the stated
@@ -150,7 +151,7 @@ Report check(const Problem& problem, const Inputs<double>& x, const Options& opt
 // inputs and output gradient dy, in double: the forward first, then one
 // Comparison per input, with
 //     |a - r| <= rtol * max(max|r|, term_scale[p]) + rtol * (|a| + |r|) / 2.
-// DESIGN.md's "about 1e-12": rtol = 1e-12 by default. term_scale[p] (0 when
+// rtol = 1e-12 by default (docs/design.md, "Analytic against tape"). term_scale[p] (0 when
 // absent) is the size of the terms the gradient of input p is summed from, the
 // formula evaluated with absolute values (a running-error bound): where those
 // terms cancel, as in RMSNorm's dx at D = 1 where the exact value is 0, both

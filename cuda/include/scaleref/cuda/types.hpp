@@ -5,7 +5,7 @@
 // Storage types: double, float and bf16 (bfloat16: 1 sign, 8 exponent and 7
 // mantissa bits; the upper half of a float). Accumulation (row statistics,
 // dot products, parameter-gradient sums) is in float for float and bf16 and
-// in double for double (DESIGN.md, CUDA).
+// in double for double (docs/design.md, "Storage and accumulation types").
 #pragma once
 
 #include <cstdint>
