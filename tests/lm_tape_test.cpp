@@ -190,8 +190,8 @@ Real50 tape_loss50(const Config& c, const lm::ParamStore<Real50>& p, const lm::B
 // error ~h^2 |f'''| ~ 1e-30 and rounding ~1e-50 / h = 1e-35, times the loss's
 // conditioning; rtol 1e-20 and atol 1e-22 leave >= 7 digits of room, while a
 // wrong gradient is off by O(|g|) >= 1e-6 on the entries checked.
-const verify::Tolerance kFd50{1e-22, 1e-20,
-                              "50-digit central FD, h = 1e-15 scale: error ~1e-30 (docs/design.md)"};
+const verify::Tolerance kFd50{
+    1e-22, 1e-20, "50-digit central FD, h = 1e-15 scale: error ~1e-30 (docs/design.md)"};
 
 class TapeLmFd : public ::testing::TestWithParam<Case> {};
 
