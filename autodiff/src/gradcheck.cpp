@@ -2,9 +2,9 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
-#include <numeric>
 #include <random>
 #include <scaleref/error.hpp>
+#include <scaleref/fit.hpp>
 #include <scaleref/verify/gradcheck.hpp>
 #include <sstream>
 
@@ -26,11 +26,6 @@ S eta() {
 template <class S>
 double eps() {
   return static_cast<double>(std::numeric_limits<S>::epsilon());
-}
-
-template <class S>
-double to_d(const S& v) {
-  return static_cast<double>(v);
 }
 
 // The unit each entry of input p is stepped in: max(|x_j|, rms(x_p)), 1 if x_p is all zero.
@@ -101,12 +96,12 @@ Directional<S> fd_along(const Differentiable<S>& f, const Inputs<S>& x, const In
   Directional<S> r;
   r.d = (S(4) * d1 - d2) / S(3);  // Richardson: O(h^4)
   r.err.resize(r.d.rows(), r.d.cols());
-  const double e = eps<S>(), hd = to_d(h), rel_step = e / to_d(eta<S>());
+  const double e = eps<S>(), hd = to_double(h), rel_step = e / to_double(eta<S>());
   for (long i = 0; i < r.d.size(); ++i) {
     using std::abs;
-    const double trunc = to_d(S(abs(d1.data()[i] - d2.data()[i]))) / 3;  // error of D(h)
-    const double round = e * to_d(S(abs(yp.data()[i]) + abs(ym.data()[i]))) / hd;
-    const double perturb = rel_step * to_d(S(abs(r.d.data()[i])));  // x + h t rounds
+    const double trunc = to_double(S(abs(d1.data()[i] - d2.data()[i]))) / 3;  // error of D(h)
+    const double round = e * to_double(S(abs(yp.data()[i]) + abs(ym.data()[i]))) / hd;
+    const double perturb = rel_step * to_double(S(abs(r.d.data()[i])));  // x + h t rounds
     r.err.data()[i] = trunc + round + perturb;
   }
   return r;
@@ -161,7 +156,7 @@ Blocks<S> jacobian_blocks(const Differentiable<S>& f, const Inputs<double>& x64,
       dir[p].data()[j] = S(s);
       const Directional<S> col = fd_along(f, x, dir, eta<S>());
       dir[p].data()[j] = S(0);
-      b.steps[p][k] = s * to_d(eta<S>());
+      b.steps[p][k] = s * to_double(eta<S>());
       for (long r = 0; r < m; ++r) {
         S acc = 0;
         double err = 0;
@@ -201,7 +196,7 @@ void add_fd_checks(Report& rep, const char* check, const Problem& pr, const Bloc
     const Mat<S>& A = b.analytic[p];
     const Mat<S>& F = b.fd[p];
     double block = natural_scale(y, x[p]);
-    for (long i = 0; i < F.size(); ++i) block = std::max(block, std::abs(to_d(F.data()[i])));
+    for (long i = 0; i < F.size(); ++i) block = std::max(block, std::abs(to_double(F.data()[i])));
     const Tolerance tol{rtol * block, rtol, why};
     CheckResult c;
     c.check = check;
@@ -212,7 +207,7 @@ void add_fd_checks(Report& rep, const char* check, const Problem& pr, const Bloc
     Mat<double> allowance = 4.0 * b.fd_err[p];
     if (b50 && !std::is_same_v<S, Real50>)
       for (long i = 0; i < F.size(); ++i)
-        allowance.data()[i] += std::abs(to_d(F.data()[i]) - to_d(b50->fd[p].data()[i]));
+        allowance.data()[i] += std::abs(to_double(F.data()[i]) - to_double(b50->fd[p].data()[i]));
     c.cmp = compare<S>(pr.name + " " + check + " d/d" + c.input, A, F, tol, allowance);
     c.ok = c.cmp.ok();
     c.scale = block;
@@ -236,7 +231,7 @@ void add_fd_checks(Report& rep, const char* check, const Problem& pr, const Bloc
         e.analytic_50 = full_precision(b50->analytic[p](r, k));
         e.fd_50 = full_precision(b50->fd[p](r, k));
       }
-      const double a = to_d(A(r, k)), f = to_d(F(r, k));
+      const double a = to_double(A(r, k)), f = to_double(F(r, k));
       e.abs_err = std::abs(a - f);
       e.rel_err = std::max(std::abs(a), std::abs(f)) > 0
                       ? e.abs_err / std::max(std::abs(a), std::abs(f))
@@ -294,7 +289,7 @@ Transposed<S> transposed(const Differentiable<S>& f, const Inputs<double>& x64, 
     double magnitude = 0;
     for (std::size_t p = 0; p < x.size(); ++p) {
       inner += u[p].cwiseProduct(g[p]).sum();
-      magnitude += to_d(S(u[p].cwiseProduct(g[p]).cwiseAbs().sum()));
+      magnitude += to_double(S(u[p].cwiseProduct(g[p]).cwiseAbs().sum()));
     }
     const Directional<S> ju = fd_along(f, x, u, eta<S>());
     r.lhs(0, q) = inner;
@@ -308,7 +303,8 @@ template <class S>
 CheckResult transpose_result(const char* check, const Problem& pr, const Transposed<S>& t,
                              const Mat<double>& allowance, double rtol) {
   CheckResult c;
-  for (long q = 0; q < t.rhs.size(); ++q) c.scale = std::max(c.scale, std::abs(to_d(t.rhs(0, q))));
+  for (long q = 0; q < t.rhs.size(); ++q)
+    c.scale = std::max(c.scale, std::abs(to_double(t.rhs(0, q))));
   c.check = check;
   c.input = "all";
   c.cmp = compare<S>(
@@ -349,49 +345,41 @@ CheckResult taylor_check(const Problem& pr, const Inputs<double>& x64, const Lay
   for (const char* tiny : {"1e-30", "2e-30", "3e-30"}) {
     using std::abs;
     const S tt(tiny);
-    noise = std::max(noise, to_d(S(abs(f(tt) - f0 - tt * gd))));
+    noise = std::max(noise, to_double(S(abs(f(tt) - f0 - tt * gd))));
   }
-  const double floor = std::max(1e3 * eps<S>() * to_d(scale), 10 * noise);
+  const double floor = std::max(1e3 * eps<S>() * to_double(scale), 10 * noise);
   CheckResult c;
   c.check = "taylor-50";
   c.input = "all";
   c.cmp.what = pr.name + " taylor-50";
-  std::vector<double> lt, lr;
+  std::vector<double> ts, rs;  // the steps and remainders above the floor
   std::ostringstream points;
   points << "round-off floor " << floor << "; (t, remainder):";
   S t = t0;
   for (int k = 0; k < 8; ++k, t /= 2) {
     using std::abs;
-    const double r = to_d(S(abs(f(t) - f0 - t * gd)));
-    points << " (" << to_d(t) << ", " << r << ")";
+    const double r = to_double(S(abs(f(t) - f0 - t * gd)));
+    points << " (" << to_double(t) << ", " << r << ")";
     if (r > floor) {
-      lt.push_back(std::log(to_d(t)));
-      lr.push_back(std::log(r));
+      ts.push_back(to_double(t));
+      rs.push_back(r);
     }
   }
   c.detail = points.str();
-  c.cmp.count = static_cast<long>(lt.size());
-  if (lt.size() < 3) {  // remainder at round-off: f is linear along d, any gradient slope is moot
+  c.cmp.count = static_cast<long>(ts.size());
+  if (ts.size() < 3) {  // remainder at round-off: f is linear along d, any gradient slope is moot
     c.ok = true;
     c.slope = std::numeric_limits<double>::quiet_NaN();
     c.regime = "remainder below round-off at t = 1e-6..7.8e-9 (f linear along d)";
     return c;
   }
-  const double n = static_cast<double>(lt.size());
-  const double mt = std::accumulate(lt.begin(), lt.end(), 0.0) / n;
-  const double mr = std::accumulate(lr.begin(), lr.end(), 0.0) / n;
-  double sxy = 0, sxx = 0;
-  for (std::size_t i = 0; i < lt.size(); ++i) {
-    sxy += (lt[i] - mt) * (lr[i] - mr);
-    sxx += (lt[i] - mt) * (lt[i] - mt);
-  }
-  c.slope = sxy / sxx;
+  c.slope = loglog_fit(ts, rs).slope;
   c.ok =
       c.slope >= 1.9;  // 2 (or more where the quadratic term vanishes along d); a wrong g gives 1
   c.cmp.mismatches = c.ok ? 0 : 1;
   char buf[128];
   std::snprintf(buf, sizeof buf, "slope %.4f over %zu steps t = 1e-6 / 2^k (pass: >= 1.9)", c.slope,
-                lt.size());
+                ts.size());
   c.regime = buf;
   return c;
 }
@@ -475,7 +463,7 @@ Report check(const Problem& pr, const Inputs<double>& x, const Options& o) {
     const Transposed<double> t64 = transposed(pr.f64, x, pairs, o.rtol_double);
     Mat<double> measured = t64.allowance;  // plus the double FD's error against 50 digits
     for (long q = 0; q < measured.size(); ++q)
-      measured(0, q) += std::abs(t64.rhs(0, q) - to_d(t50.rhs(0, q)));
+      measured(0, q) += std::abs(t64.rhs(0, q) - to_double(t50.rhs(0, q)));
     rep.checks.push_back(transpose_result("transpose-double", pr, t64, measured, o.rtol_double));
     rep.checks.push_back(transpose_result("transpose-50", pr, t50, t50.allowance, o.rtol_50));
   }

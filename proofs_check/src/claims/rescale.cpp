@@ -585,8 +585,10 @@ Verdict small_init_grows_faster(const Context& ctx) {
   ctx.progress("training at sigma_init 0.02");
   const Growth base = lm_growth(0.02, 0.1);
   const double ratio = small.growth() / base.growth();
-  std::vector<Measure> m{{"std0_0.006", small.std0},       {"std_end_0.006", small.std_end},
-                         {"std0_0.02", base.std0},         {"std_end_0.02", base.std_end},
+  std::vector<Measure> m{{"std0_0.006", small.std0},
+                         {"std_end_0.006", small.std_end},
+                         {"std0_0.02", base.std0},
+                         {"std_end_0.02", base.std_end},
                          {"growth_ratio", ratio}};
   const std::string detail =
       "tiny LM, grammar task, 200 AdamW steps (lr 3e-3, wd 0.1): mean decoder-matrix std " +
@@ -606,9 +608,10 @@ Verdict decay_bounds_growth(const Context& ctx) {
   ctx.progress("training at sigma_init 0.02, weight decay 0");
   const Growth free = lm_growth(0.02, 0.0);
   std::vector<Measure> m{{"growth_wd_0.5", decayed.growth()}, {"growth_wd_0", free.growth()}};
-  const std::string detail = "tiny LM, grammar, 200 AdamW steps at lr 3e-3 from sigma_init 0.02: std " +
-                             fixed(decayed.std0, 4) + " -> " + fixed(decayed.std_end, 4) +
-                             " with wd 0.5, -> " + fixed(free.std_end, 4) + " without";
+  const std::string detail =
+      "tiny LM, grammar, 200 AdamW steps at lr 3e-3 from sigma_init 0.02: std " +
+      fixed(decayed.std0, 4) + " -> " + fixed(decayed.std_end, 4) + " with wd 0.5, -> " +
+      fixed(free.std_end, 4) + " without";
   const std::string figure = "growth " + sci(decayed.growth()) + " vs " + sci(free.growth());
   if (decayed.growth() < free.growth()) return holds(figure, detail, m);
   return fails(figure, detail, m);
@@ -620,13 +623,15 @@ Verdict large_init_std_falls(const Context& ctx) {
   // sigma_init 0.03 with decay (lambda 0.5 at lr 3e-3) the std ends below its
   // start. 200 steps by default, 1000 with --thorough.
   const long steps = ctx.thorough ? 1000 : 200;
-  ctx.progress("training at sigma_init 0.03, weight decay 0.5, " + std::to_string(steps) + " steps");
+  ctx.progress("training at sigma_init 0.03, weight decay 0.5, " + std::to_string(steps) +
+               " steps");
   const Growth g = lm_growth(0.03, 0.5, steps);
   std::vector<Measure> m{{"std0", g.std0}, {"std_end", g.std_end}, {"steps", double(steps)}};
   const std::string detail = "tiny LM, grammar, " + std::to_string(steps) +
                              " AdamW steps at lr 3e-3, wd 0.5: mean decoder-matrix std " +
                              fixed(g.std0, 4) + " -> " + fixed(g.std_end, 4);
-  if (g.growth() < 0) return holds("std " + fixed(g.std0, 4) + " -> " + fixed(g.std_end, 4), detail, m);
+  if (g.growth() < 0)
+    return holds("std " + fixed(g.std0, 4) + " -> " + fixed(g.std_end, 4), detail, m);
   return fails("std " + fixed(g.std0, 4) + " -> " + fixed(g.std_end, 4),
                detail + ": the std grows in this regime", m);
 }

@@ -31,14 +31,7 @@ namespace dyn = scalevec::dynamics;
 using M = Mat<double>;
 using M50 = Mat<Real50>;
 
-double to_d(const Real50& v) { return static_cast<double>(v); }
-
 M50 to50(const M& m) { return m.cast<Real50>(); }
-
-template <class S>
-double to_double(const S& v) {
-  return static_cast<double>(v);
-}
 
 // Relative normwise difference ||a - b|| / max(||b||, tiny).
 template <class S>
@@ -468,14 +461,14 @@ Verdict invariant(const Context&) {
         const Real50 rate = -2 * s.g(0, j) * gr.g(0, j) + 2 * s.W.col(j).dot(gr.W.col(j));
         const Real50 scale =
             2 * abs(s.g(0, j) * gr.g(0, j)) + 2 * s.W.col(j).cwiseAbs().dot(gr.W.col(j).cwiseAbs());
-        worst = std::max(worst, to_d(abs(rate) / scale));
+        worst = std::max(worst, to_double(abs(rate) / scale));
       }
       if (model == dyn::Model::dp)
         for (long i = 0; i < mm; ++i) {
           const Real50 rate = -2 * s.a(0, i) * gr.a(0, i) + 2 * s.W.row(i).dot(gr.W.row(i));
           const Real50 scale = 2 * abs(s.a(0, i) * gr.a(0, i)) +
                                2 * s.W.row(i).cwiseAbs().dot(gr.W.row(i).cwiseAbs());
-          worst = std::max(worst, to_d(abs(rate) / scale));
+          worst = std::max(worst, to_double(abs(rate) / scale));
         }
     }
   }
@@ -600,7 +593,7 @@ Verdict md_preconditioner(const Context&) {
     closed_err = std::max(closed_err, rel_diff(dyn::md_preconditioner_closed_form(r, u), P));
     // Spectrum: d along v, (r / rho)^2 on the d - 1 directions across.
     const M Pd = P.cast<double>();
-    const double c = to_d((r / dyn::rms(u)) * (r / dyn::rms(u)));
+    const double c = to_double((r / dyn::rms(u)) * (r / dyn::rms(u)));
     auto ev = Eigen::SelfAdjointEigenSolver<M>(Pd).eigenvalues();
     std::vector<double> e(ev.data(), ev.data() + ev.size()), x(d - 1, c);
     x.push_back(double(d));

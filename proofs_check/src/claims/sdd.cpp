@@ -132,15 +132,10 @@ Mat<S> norm3(const Mat<S>& z) {
   return z / rms(z);
 }
 
-template <class S>
-double to_d(const S& v) {
-  return static_cast<double>(v);
-}
-
 // ||a - b||_F / ||b||_F
 template <class S>
 double rel(const Mat<S>& a, const Mat<S>& b) {
-  return to_d<S>((a - b).norm() / b.norm());
+  return to_double<S>((a - b).norm() / b.norm());
 }
 
 double mean(const std::vector<double>& v) {
@@ -242,7 +237,7 @@ Verdict check_eq3(const Context&) {
   const long n = 16;
   const M50 z = cast<Real50>(gaussian(1, n, 2.5, kT + 4));
   const M50 nz = norm3<Real50>(z);
-  const double rms_err = to_d<Real50>(abs(rms<Real50>(nz) - Real50(1)));
+  const double rms_err = to_double<Real50>(abs(rms<Real50>(nz) - Real50(1)));
   double scale_err = 0, sign_err = 0;
   for (const char* k : {"1e-6", "0.37", "7.5", "1e6"}) {
     const Real50 kk = from_decimal<Real50>(k);
@@ -250,7 +245,8 @@ Verdict check_eq3(const Context&) {
     sign_err = std::max(sign_err, rel<Real50>(M50(-norm3<Real50>(M50(-kk * z))), nz));
   }
   const M50 ratio = nz.cwiseQuotient(z);
-  const double shape_err = to_d<Real50>((ratio.maxCoeff() - ratio.minCoeff()) / ratio.maxCoeff());
+  const double shape_err =
+      to_double<Real50>((ratio.maxCoeff() - ratio.minCoeff()) / ratio.maxCoeff());
   const double worst = std::max({rms_err, scale_err, sign_err, shape_err});
   std::vector<Measure> m{{"rms_of_norm_err", rms_err},
                          {"scale_invariance_err", scale_err},
@@ -271,12 +267,12 @@ Verdict check_eq13(const Context&) {
   for (long k = 0; k < n; ++k)
     U = U * householder<Real50>(
                 cast<Real50>(gaussian(1, n, 1.0, kT + 10 + static_cast<std::uint32_t>(k))));
-  const double orth_err = to_d<Real50>((U * U.transpose() - M50::Identity(n, n)).norm());
+  const double orth_err = to_double<Real50>((U * U.transpose() - M50::Identity(n, n)).norm());
   M50 s = cast<Real50>(gaussian(1, n, 1.0, kT + 20));
   for (long i = 0; i < n; ++i) s(0, i) *= Real50(i + 1) * Real50(i + 1);  // Sigma z
   const M50 Us = s * U.transpose();                                       // (U s)^T as a row
   const double err = rel<Real50>(norm3<Real50>(Us), M50(norm3<Real50>(s) * U.transpose()));
-  const double rms_err = to_d<Real50>(abs(rms<Real50>(Us) / rms<Real50>(s) - Real50(1)));
+  const double rms_err = to_double<Real50>(abs(rms<Real50>(Us) / rms<Real50>(s) - Real50(1)));
   std::vector<Measure> m{
       {"rel_err", err}, {"rms_ratio_err", rms_err}, {"orthogonality_err", orth_err}};
   if (std::max(err, rms_err) <= 1e-40)
@@ -745,7 +741,7 @@ Verdict check_dv_scale(const Context&) {
     err = std::max(err, rel<Real50>(M50(gv.dV * k), g.dV));
     err = std::max(err, rel<Real50>(M50(gx.dx * k), g.dx));
   }
-  const double orth = to_d<Real50>(abs(g.dV.cwiseProduct(V).sum()) / (g.dV.norm() * V.norm()));
+  const double orth = to_double<Real50>(abs(g.dV.cwiseProduct(V).sum()) / (g.dV.norm() * V.norm()));
   std::vector<Measure> m{{"homogeneity_err", err}, {"dV_dot_V_cos", orth}};
   if (std::max(err, orth) <= 1e-40)
     return holds("err " + sci(err),

@@ -39,15 +39,12 @@ constexpr std::uint32_t kTid = 0x5EED0000u;
 template <class M>
 using ScalarOf = typename std::decay_t<M>::Scalar;
 
-double to_d(const Real50& v) { return static_cast<double>(v); }
-[[maybe_unused]] double to_d(double v) { return v; }
-
 template <class S>
 double max_abs(const Mat<S>& m) {
   double best = 0;
   for (Eigen::Index i = 0; i < m.size(); ++i) {
     using std::abs;
-    best = std::max(best, to_d(S(abs(m.data()[i]))));
+    best = std::max(best, to_double(S(abs(m.data()[i]))));
   }
   return best;
 }
@@ -592,8 +589,8 @@ Verdict check_alg3(const Context&) {
     double worst = 0;
     for (long i = 0; i < d; ++i) {
       if (!std::isfinite(double(y[i]))) return std::numeric_limits<double>::infinity();
-      worst =
-          std::max(worst, std::abs(double(y[i]) - to_d(e(0, i))) / std::max(max_abs(e), 1e-300));
+      worst = std::max(worst,
+                       std::abs(double(y[i]) - to_double(e(0, i))) / std::max(max_abs(e), 1e-300));
     }
     return worst;
   };
@@ -730,7 +727,7 @@ Verdict check_eq29(const Context&) {
   return forward_verdict(worst, "D = 8, k = 1e-4, 0.3, 7, 1e4, eps = 0, both lines of eq. 29");
 }
 
-double frob(const Mat<Real50>& m) { return to_d(Real50(sqrt(m.squaredNorm()))); }
+double frob(const Mat<Real50>& m) { return to_double(Real50(sqrt(m.squaredNorm()))); }
 
 Verdict check_eq29_large(const Context&) {
   // "When k is abnormally large ... the expression ... scales down by a factor of k"
@@ -1299,7 +1296,7 @@ Verdict check_eq10(const Context&) {
     const Real50 r = x(0, k) / c;
     const Real50 formula = (1 - r * r / Real50(d)) / c;
     using std::abs;
-    worst = std::max(worst, to_d(Real50(abs(fd - formula) / abs(formula))));
+    worst = std::max(worst, to_double(Real50(abs(fd - formula) / abs(formula))));
   }
   std::vector<Measure> m{{"max_rel_err_50", worst}};
   // 1e-30: the FD's own error is ~1e-38 (see d50).
@@ -1329,10 +1326,10 @@ Verdict check_propA1_ode(const Context&) {
         const Real50 r = sol(x);
         using std::abs;
         const Real50 rhs = (1 - r * r / Real50(d)) / cc;
-        ode = std::max(ode, to_d(Real50(abs(d50(sol, x) - rhs) / abs(rhs))));
+        ode = std::max(ode, to_double(Real50(abs(d50(sol, x) - rhs) / abs(rhs))));
         const Real50 integrand = Real50(d) / (Real50(d) - r * r);
-        anti = std::max(anti, to_d(Real50(abs(d50(prim, r) - integrand) / integrand)));
-        forms = std::max(forms, to_d(Real50(abs(sol13(x) - r) / sd)));
+        anti = std::max(anti, to_double(Real50(abs(d50(prim, r) - integrand) / integrand)));
+        forms = std::max(forms, to_double(Real50(abs(sol13(x) - r) / sd)));
       }
     }
   std::vector<Measure> m{

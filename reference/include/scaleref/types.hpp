@@ -30,6 +30,12 @@ using Real50 = boost::multiprecision::cpp_bin_float_50;
 template <class S>
 using Mat = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
+// A double or Real50 value as the nearest double: for reports, tolerances and fits.
+template <class S>
+double to_double(const S& v) {
+  return static_cast<double>(v);
+}
+
 // "[3x4]", the way error messages and reports print a shape.
 template <class Derived>
 std::string shape_str(const Eigen::EigenBase<Derived>& m) {
