@@ -7,6 +7,7 @@
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <new>
 #include <scaleref/autodiff/tape.hpp>
 #include <string>
 
@@ -209,10 +210,35 @@ TEST(TapeErrors, EmptyLeavesAndForeignVarsAreRejected) {
 TEST(TapeErrors, VarsFromBeforeAClearAreRejected) {
   Tape<double> t;
   const auto old = t.leaf(M::Ones(2, 2));
+  const auto old_second = t.leaf(M::Ones(2, 2));
   t.clear();
   const auto now = t.leaf(M::Ones(2, 2));  // the same id as `old`
   expect_error([&] { t.add(old, now); }, {"tape::add", "before the tape's last clear()"});
   expect_error([&] { t.gradients(now, M::Ones(2, 2), {old}); }, {"tape::gradients", "clear()"});
+  // An id beyond the new recording's records: still named as stale, not foreign.
+  expect_error([&] { t.exp(old_second); }, {"tape::exp", "before the tape's last clear()"});
+}
+
+TEST(TapeErrors, EveryOpChecksItsVarsBeforeReadingThem) {
+  Tape<double> t;  // empty: an unchecked read of a record would be out of bounds
+  const Var<double> none{};
+  expect_error([&] { t.add_constant(none, 1.0); }, {"tape::add_constant", "another tape"});
+  expect_error([&] { t.scale(none, 2.0); }, {"tape::scale", "another tape"});
+  expect_error([&] { t.slice_cols(none, 0, 1); }, {"tape::slice_cols", "another tape"});
+  expect_error([&] { t.row_softmax(none); }, {"tape::row_softmax", "another tape"});
+}
+
+TEST(TapeErrors, AVarOfADestroyedTapeAtTheSameAddressIsRejected) {
+  // Two tapes built one after the other in the same storage: the second must
+  // not take the first one's Var for its own.
+  alignas(Tape<double>) unsigned char storage[sizeof(Tape<double>)];
+  auto* first = new (storage) Tape<double>;
+  const auto stale = first->leaf(M::Ones(2, 2));
+  first->~Tape<double>();
+  auto* second = new (storage) Tape<double>;
+  second->leaf(M::Ones(2, 2));
+  expect_error([&] { second->exp(stale); }, {"tape::exp"});
+  second->~Tape<double>();
 }
 
 TEST(TapeErrors, AFailedOpLeavesTheTapeUsable) {

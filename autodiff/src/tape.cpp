@@ -1,6 +1,7 @@
 // The tape's primitives: each forward, then the rule that sends its output
 // gradient g back to its inputs. Notation: x, a, b inputs; y the output; g = dL/dy.
 #include <algorithm>
+#include <atomic>
 #include <boost/math/constants/constants.hpp>
 #include <cmath>
 #include <limits>
@@ -18,6 +19,13 @@ auto map(const Mat<S>& m, F f) {
   return m.unaryExpr([f](const S& v) { return S(f(v)); });
 }
 
+// A number no recording of any tape of this process has had: a Var of a
+// destroyed tape is not taken for one of a new tape built at its address.
+std::uint64_t new_recording() {
+  static std::atomic<std::uint64_t> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
+
 template <class S>
 S sigmoid_of(const S& v) {
   using std::exp;
@@ -27,6 +35,9 @@ S sigmoid_of(const S& v) {
 }  // namespace
 
 // ---- storage and bookkeeping -----------------------------------------------------
+
+template <class S>
+Tape<S>::Tape() : recording_(new_recording()) {}
 
 template <class S>
 Mat<S> Tape<S>::take(Eigen::Index rows, Eigen::Index cols) {
@@ -51,7 +62,7 @@ void Tape<S>::clear() {
     keep(r.grad);
   }
   records_.clear();
-  ++recording_;
+  recording_ = new_recording();
 }
 
 template <class S>
@@ -86,10 +97,10 @@ Var<S> Tape<S>::constant(const Matrix& value) {
 
 template <class S>
 const typename Tape<S>::Record& Tape<S>::rec(V v, const char* op) const {
-  require(v.tape == this && v.id < records_.size(), op,
-          "a Var from another tape (or a default-constructed one) was passed");
+  require(v.tape == this, op, "a Var from another tape (or a default-constructed one) was passed");
   require(v.recording == recording_, op,
           "a Var recorded before the tape's last clear() was passed");
+  require(v.id < records_.size(), op, "a Var whose record does not exist was passed");
   return records_[v.id];
 }
 
@@ -290,8 +301,9 @@ Var<S> Tape<S>::scale(V a, const S& c) {
 
 template <class S>
 Var<S> Tape<S>::add_constant(V a, const S& c) {
+  const Matrix& x = rec(a, "tape::add_constant").value;  // checked before needs(a) reads it
   const std::size_t ia = a.id;
-  return push("add_constant", (rec(a, "tape::add_constant").value.array() + c).matrix(), needs(a),
+  return push("add_constant", (x.array() + c).matrix(), needs(a),
               [ia](Tape& t, std::size_t s) { t.pass_through(s, ia); });
 }
 

@@ -3,9 +3,10 @@
 // Every operation appends one record (its value, and the rule that sends its
 // output gradient to its inputs) to a std::vector, in creation order.
 // gradients() seeds the output, then walks the vector once in reverse; every
-// rule adds into its inputs' gradients with +=, so a value used twice gets the
-// sum of both contributions. No recursion, no hashing, no re-walking of shared
-// paths (the lessons of micrograd and of the C++ autodiff library).
+// rule adds into its inputs' gradients (the first contribution is written,
+// not added to zeros, and an identity rule hands its gradient matrix over),
+// so a value used twice gets the sum of both contributions. No recursion, no hashing, no re-walking
+// of shared paths (the lessons of micrograd and of the C++ autodiff library).
 //
 // The tape is an independent formulation of each method: tests rebuild a
 // method from these primitives and compare with the hand-derived backward in
@@ -21,14 +22,19 @@
 // Storage. A tape is meant to be recorded again and again (a test's many
 // draws, a benchmark's repetitions): clear() forgets the records but keeps
 // their matrices, and every value and gradient is written into a kept matrix
-// of the same size when there is one. A tape cleared and refilled with the
-// same shapes therefore allocates no matrix storage (only the little
-// bookkeeping of its records), where a fresh tape per recording would ask the
-// kernel for fresh, zeroed pages for every one of its matrices.
+// with the same number of entries when there is one. A tape cleared and
+// refilled with the same shapes therefore allocates no matrix storage beyond
+// the gradients gradients() hands back (only the little bookkeeping of its
+// records), where a fresh tape per recording would ask the kernel for fresh,
+// zeroed pages for every one of its matrices. Kept matrices hold the previous
+// recording's numbers, not NaN: every op writes all of its output. The kept
+// storage is given back when the tape is destroyed, never before.
 //
-// Threads. Values and gradients are written row by row on the OpenMP threads
-// (rows.hpp), products are linalg.hpp's, and sums over rows take rows.hpp's
-// fixed order: a gradient is bitwise the same for any number of threads.
+// Threads. Elementwise values and gradients are written row by row on the
+// OpenMP threads (rows.hpp), products are linalg.hpp's, and the broadcast
+// products' sums over rows take rows.hpp's fixed order; the rest (softmax,
+// the mask, slices, full reductions) runs on one thread. A gradient is bitwise
+// the same for any number of threads.
 //
 // Shape errors throw scaleref::Error naming the op and both shapes; a Var
 // from another tape, or from before a clear(), is rejected the same way.
@@ -65,7 +71,7 @@ class Tape {
   using Matrix = Mat<S>;
   using V = Var<S>;
 
-  Tape() = default;
+  Tape();
   Tape(const Tape&) = delete;  // Vars point at their tape: it stays where it is
   Tape& operator=(const Tape&) = delete;
 
@@ -189,7 +195,7 @@ class Tape {
   void same_shape(const char* op, V a, V b) const;
 
   std::vector<Record> records_;
-  std::uint64_t recording_ = 0;                       // bumped by clear()
+  std::uint64_t recording_;  // unique in the process: new at construction and clear()
   std::map<Eigen::Index, std::vector<Matrix>> kept_;  // by number of entries
 };
 

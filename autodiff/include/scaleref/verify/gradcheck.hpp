@@ -179,9 +179,12 @@ Problem Problem::make(std::string name, std::vector<std::string> input_names, Fo
 
 template <class Build>
 Problem Problem::from_tape(std::string name, std::vector<std::string> input_names, Build build) {
-  // One tape per thread, builder and precision, cleared for every call: the
+  // One tape per thread, precision and builder type (a lambda's type: the
+  // problems made at one call site share it), cleared for every call: the
   // finite differences call forward thousands of times with the same shapes,
   // and each call reuses the matrices of the one before (tape.hpp, "Storage").
+  // A builder must not call its own problem: the inner call would clear the
+  // tape under the outer one, whose Vars then fail as stale.
   auto forward = [build](const auto& x) {
     using S = typename std::decay_t<decltype(x)>::value_type::Scalar;
     thread_local autodiff::Tape<S> t;
