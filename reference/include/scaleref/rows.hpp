@@ -7,8 +7,8 @@
 // a fixed order: rows are cut into blocks of kRowBlock (a constant, not a
 // function of the thread count), each block is summed in row order, and the
 // block sums are added in block order (the two-stage scheme of Liger-Kernel
-// and apex, here on the CPU). Built on them: scale_cols (m (.) v for a row v)
-// and col_sum_product (the column sums of a (.) b).
+// and apex, here on the CPU). Built on them: scale_cols (m (.) v for a row v),
+// col_sum (the column sums of a) and col_sum_product (those of a (.) b).
 #pragma once
 
 #include <algorithm>
@@ -97,6 +97,13 @@ void scale_cols(const Mat<S>& m, const Mat<S>& v, Mat<S>& out) {
   out.resize(m.rows(), m.cols());
   for_each_row(m.rows(), m.cols(),
                [&](Eigen::Index i) { out.row(i) = m.row(i).cwiseProduct(v.row(0)); });
+}
+
+// out = sum over rows of a, [1, D].
+template <class S>
+void col_sum(const Mat<S>& a, Mat<S>& out) {
+  sum_rows<S>(
+      a.rows(), a.cols(), [&](Eigen::Index i, auto& acc) { acc += a.row(i); }, out);
 }
 
 // out = sum over rows of a (.) b, [1, D].

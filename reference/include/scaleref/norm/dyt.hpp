@@ -96,12 +96,9 @@ void backward(const Params<S>& p, const Config& c, const Cache<S>& k, const Mat<
       n, 1,
       [&](Eigen::Index i, auto& acc) { acc(0, 0) += u.row(i).cwiseProduct(k.x.row(i)).sum(); },
       g.dalpha);
-  sum_rows<S>(
-      n, d, [&](Eigen::Index i, auto& acc) { acc += dy.row(i).cwiseProduct(k.t.row(i)); },
-      g.dgamma);
+  col_sum_product(dy, k.t, g.dgamma);
   if (c.bias) {
-    sum_rows<S>(
-        n, d, [&](Eigen::Index i, auto& acc) { acc += dy.row(i); }, g.dbeta);
+    col_sum(dy, g.dbeta);
   } else {
     g.dbeta.resize(0, 0);
   }

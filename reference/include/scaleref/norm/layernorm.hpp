@@ -100,12 +100,9 @@ void backward(const Params<S>& p, const Config& c, const Cache<S>& k, const Mat<
     const S proj = dx.cwiseProduct(k.x_hat.row(i)).sum() * inv_d;
     dx = k.r(i, 0) * ((dx.array() - mean_g).matrix() - proj * k.x_hat.row(i));
   });
-  sum_rows<S>(
-      n, d, [&](Eigen::Index i, auto& acc) { acc += dy.row(i).cwiseProduct(k.x_hat.row(i)); },
-      g.dgamma);
+  col_sum_product(dy, k.x_hat, g.dgamma);
   if (c.bias) {
-    sum_rows<S>(
-        n, d, [&](Eigen::Index i, auto& acc) { acc += dy.row(i); }, g.dbeta);
+    col_sum(dy, g.dbeta);
   } else {
     g.dbeta.resize(0, 0);
   }

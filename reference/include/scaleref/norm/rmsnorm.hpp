@@ -80,9 +80,7 @@ void backward(const Params<S>& p, const Config&, const Cache<S>& k, const Mat<S>
     rms_normalize_backward<S>(k.r(i, 0), dy.row(i).cwiseProduct(p.gamma), k.x_hat.row(i),
                               g.dx.row(i));
   });
-  sum_rows<S>(
-      n, d, [&](Eigen::Index i, auto& acc) { acc += dy.row(i).cwiseProduct(k.x_hat.row(i)); },
-      g.dgamma);
+  col_sum_product(dy, k.x_hat, g.dgamma);
 }
 
 template <class S>

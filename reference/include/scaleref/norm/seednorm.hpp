@@ -254,8 +254,7 @@ void backward(const Params<S>& p, const Config& c, const Cache<S>& k, const Mat<
   });
   switch (c.alpha) {
     case AlphaForm::vector:
-      sum_rows<S>(
-          n, d, [&](Eigen::Index i, auto& acc) { acc += dalpha_rows.row(i); }, out.dalpha);
+      col_sum(dalpha_rows, out.dalpha);
       break;
     case AlphaForm::scalar:
       sum_rows<S>(
@@ -267,15 +266,12 @@ void backward(const Params<S>& p, const Config& c, const Cache<S>& k, const Mat<
       break;
   }
   if (c.beta != BetaForm::none) {
-    sum_rows<S>(
-        n, d, [&](Eigen::Index i, auto& acc) { acc += dbeta_rows.row(i); }, out.dbeta);
+    col_sum(dbeta_rows, out.dbeta);
   } else {
     out.dbeta.resize(0, 0);
   }
   if (c.gamma) {
-    sum_rows<S>(
-        n, d, [&](Eigen::Index i, auto& acc) { acc += dy.row(i).cwiseProduct(k.x_hat.row(i)); },
-        out.dgamma);
+    col_sum_product(dy, k.x_hat, out.dgamma);
   } else {
     out.dgamma.resize(0, 0);
   }

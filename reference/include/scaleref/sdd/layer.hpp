@@ -97,9 +97,7 @@ void backward(const Params<S>& p, const Config&, const Cache<S>& k, const Mat<S>
     norm::rms_normalize_backward<S>(k.r(i, 0), dy.row(i).cwiseProduct(p.alpha), k.z_hat.row(i),
                                     g.dz.row(i));
   });
-  sum_rows<S>(
-      n, d, [&](Eigen::Index i, auto& acc) { acc += dy.row(i).cwiseProduct(k.z_hat.row(i)); },
-      g.dalpha);
+  col_sum_product(dy, k.z_hat, g.dalpha);
   matmul(g.dz.transpose(), k.x, g.dV);
   matmul(g.dz, p.V, g.dx);
 }
