@@ -49,7 +49,7 @@ function(scaleref_cuda_targets)
   # detail/device.cuh: the bf16 <-> float conversions the baselines share with the kernels
   target_include_directories(cuda_bench${C_SUFFIX} PRIVATE ${d}/src)
   target_compile_options(cuda_bench${C_SUFFIX} PRIVATE ${C_KERNEL_OPTIONS})
-  target_link_libraries(cuda_bench${C_SUFFIX} PRIVATE ${lib})
+  target_link_libraries(cuda_bench${C_SUFFIX} PRIVATE ${lib} nlohmann_json::nlohmann_json)
 endfunction()
 
 # cuda_check's judgement and the launch rules: host code of either backend.

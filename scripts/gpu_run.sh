@@ -10,9 +10,9 @@
 #   ctest_gpu.txt  the gpu-labelled tests
 #   bench/         scripts/bench_cuda.sh's JSON and report
 #   and OUTDIR.tar.gz of all of it (a device call returns at most 8 files).
-# Missing Debian packages (Eigen, Boost, GoogleTest, rapidcheck) are taken
-# from carried .deb files in .deps/ (scripts/gpu_deps.sh), unpacked under
-# /tmp/deps, never into /. Each step's exit status is recorded; the script
+# Missing Debian packages (Eigen, Boost, GoogleTest, rapidcheck, nlohmann-json)
+# are taken from carried .deb files in .deps/ (scripts/gpu_deps.sh), unpacked
+# under /tmp/deps, never into /. Each step's exit status is recorded; the script
 # exits non-zero when any step failed.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

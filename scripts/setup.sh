@@ -22,6 +22,7 @@ packages=(
   libboost-context-dev  # Boost.Context: the fibers of the CUDA emulator (cuda/emu/)
   libgtest-dev     # GoogleTest (GTestConfig.cmake)
   librapidcheck-dev  # rapidcheck + rapidcheck_gtest (rapidcheckConfig.cmake)
+  nlohmann-json3-dev # JSON reading and writing (nlohmann_jsonConfig.cmake)
   libbenchmark-dev   # Google Benchmark, for the speed targets
   python3-jsonschema # validates proofs_check --json against its schema (a test)
   python3-matplotlib # the examples' plots (scripts/examples.sh)

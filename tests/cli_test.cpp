@@ -7,13 +7,13 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <limits>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <scaleref/init/initializers.hpp>
 #include <scaleref/init/rescale.hpp>
@@ -103,161 +103,53 @@ class CliTest : public ::testing::Test {
   return ::testing::AssertionSuccess();
 }
 
-// ---- a minimal JSON reader (objects, arrays, strings, null, true, false, numbers) ----------
-
-struct Json {
-  enum Type { null, boolean, number, string, array, object } type = null;
-  std::string text;  // string value, or the number's text
-  std::vector<Json> items;
-  std::map<std::string, Json> fields;
-  const Json& operator[](const std::string& k) const { return fields.at(k); }
-};
-
-class JsonReader {
- public:
-  explicit JsonReader(const std::string& s) : s_(s) {}
-  Json document() {
-    Json j = value();
-    ws();
-    if (i_ != s_.size()) throw std::runtime_error("trailing text at " + std::to_string(i_));
-    return j;
-  }
-
- private:
-  void ws() {
-    while (i_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[i_]))) ++i_;
-  }
-  char peek() {
-    ws();
-    if (i_ >= s_.size()) throw std::runtime_error("unexpected end");
-    return s_[i_];
-  }
-  void expect(char c) {
-    if (peek() != c)
-      throw std::runtime_error(std::string("expected ") + c + " at " + std::to_string(i_));
-    ++i_;
-  }
-  std::string str() {
-    expect('"');
-    std::string out;
-    while (i_ < s_.size() && s_[i_] != '"') {
-      if (s_[i_] == '\\') {
-        ++i_;
-        if (i_ >= s_.size()) break;
-        if (s_[i_] == 'u') {
-          out += static_cast<char>(std::stoi(s_.substr(i_ + 1, 4), nullptr, 16));
-          i_ += 4;
-        } else {
-          out += s_[i_] == 'n' ? '\n' : s_[i_];
-        }
-      } else {
-        out += s_[i_];
-      }
-      ++i_;
-    }
-    expect('"');
-    return out;
-  }
-  Json value() {
-    Json j;
-    const char c = peek();
-    if (c == '{') {
-      j.type = Json::object;
-      ++i_;
-      if (peek() == '}') return ++i_, j;
-      for (;;) {
-        std::string k = str();
-        expect(':');
-        j.fields[k] = value();
-        if (peek() == ',') {
-          ++i_;
-          continue;
-        }
-        expect('}');
-        return j;
-      }
-    }
-    if (c == '[') {
-      j.type = Json::array;
-      ++i_;
-      if (peek() == ']') return ++i_, j;
-      for (;;) {
-        j.items.push_back(value());
-        if (peek() == ',') {
-          ++i_;
-          continue;
-        }
-        expect(']');
-        return j;
-      }
-    }
-    if (c == '"') {
-      j.type = Json::string;
-      j.text = str();
-      return j;
-    }
-    for (const char* word : {"null", "true", "false"})
-      if (s_.compare(i_, std::strlen(word), word) == 0) {
-        i_ += std::strlen(word);
-        j.type = word[0] == 'n' ? Json::null : Json::boolean;
-        j.text = word;
-        return j;
-      }
-    const std::size_t start = i_;
-    while (i_ < s_.size() && std::strchr("+-0123456789.eE", s_[i_])) ++i_;
-    if (i_ == start) throw std::runtime_error("bad value at " + std::to_string(i_));
-    j.type = Json::number;
-    j.text = s_.substr(start, i_ - start);
-    return j;
-  }
-  const std::string& s_;
-  std::size_t i_ = 0;
-};
-
 // ---- methods ------------------------------------------------------------------------------
 
 TEST_F(CliTest, MethodsJsonListsEveryRegistryEntry) {
   const Result r = run("methods --json");
   ASSERT_EQ(r.status, 0) << r.err;
-  Json doc;
-  ASSERT_NO_THROW(doc = JsonReader(r.out).document()) << r.out;
-  const Json& methods = doc["methods"];
+  nlohmann::json doc;
+  ASSERT_NO_THROW(doc = nlohmann::json::parse(r.out)) << r.out;
+  const nlohmann::json& methods = doc.at("methods");
   const auto& reg = cli::registry();
-  ASSERT_EQ(methods.items.size(), reg.size());
+  ASSERT_EQ(methods.size(), reg.size());
   for (std::size_t i = 0; i < reg.size(); ++i) {
     const cli::Method& m = reg[i];
-    const Json& j = methods.items[i];
-    EXPECT_EQ(j["name"].text, m.name);
-    EXPECT_EQ(j["kind"].text, cli::kind_name(m.kind));
+    const nlohmann::json& j = methods.at(i);
+    EXPECT_EQ(j.at("name"), m.name);
+    EXPECT_EQ(j.at("kind"), cli::kind_name(m.kind));
     std::map<std::string, std::string> set;
     for (const auto& k : m.keys)
       if (k.def.empty()) set[k.name] = "1";
     const cli::Settings s(m.name, m.keys, set);
     const auto inputs = m.inputs(s);
-    ASSERT_EQ(j["inputs"].items.size(), inputs.size()) << m.name;
+    ASSERT_EQ(j.at("inputs").size(), inputs.size()) << m.name;
     for (std::size_t t = 0; t < inputs.size(); ++t) {
-      EXPECT_EQ(j["inputs"].items[t]["name"].text, inputs[t].name);
-      EXPECT_EQ(j["inputs"].items[t]["shape"].text, cli::shape_text(inputs[t].shape));
+      EXPECT_EQ(j.at("inputs").at(t).at("name"), inputs[t].name);
+      EXPECT_EQ(j.at("inputs").at(t).at("shape"), cli::shape_text(inputs[t].shape));
     }
     if (m.kind == cli::Kind::layer) {
       EXPECT_EQ(inputs.at(0).name, "x") << m.name;
     }
-    ASSERT_EQ(j["keys"].items.size(), m.keys.size()) << m.name;
+    ASSERT_EQ(j.at("keys").size(), m.keys.size()) << m.name;
     for (std::size_t k = 0; k < m.keys.size(); ++k) {
-      EXPECT_EQ(j["keys"].items[k]["name"].text, m.keys[k].name);
-      EXPECT_EQ(j["keys"].items[k]["default"].text, m.keys[k].def.empty() ? "null" : m.keys[k].def);
+      const nlohmann::json& key = j.at("keys").at(k);
+      EXPECT_EQ(key.at("name"), m.keys[k].name);
+      // a required key (no default) has "default": null
+      EXPECT_EQ(key.at("default"),
+                m.keys[k].def.empty() ? nlohmann::json(nullptr) : nlohmann::json(m.keys[k].def));
     }
   }
   // The brief's must-haves.
   std::vector<std::string> names;
-  for (const auto& j : methods.items) names.push_back(j["name"].text);
+  for (const auto& j : methods) names.push_back(j.at("name").get<std::string>());
   for (const char* want : {"rmsnorm", "layernorm", "dyt", "seednorm", "adaseednorm", "sdd",
                            "linear", "scalevec", "init", "uwr", "zwr", "tvr", "tvr_authors_code"})
     EXPECT_NE(std::find(names.begin(), names.end(), want), names.end()) << want;
-  const Json& seed = methods.items[static_cast<std::size_t>(
-      std::find(names.begin(), names.end(), "seednorm") - names.begin())];
+  const nlohmann::json& seed = methods.at(
+      static_cast<std::size_t>(std::find(names.begin(), names.end(), "seednorm") - names.begin()));
   std::vector<std::string> keys;
-  for (const auto& k : seed["keys"].items) keys.push_back(k["name"].text);
+  for (const auto& k : seed.at("keys")) keys.push_back(k.at("name").get<std::string>());
   EXPECT_EQ(keys, (std::vector<std::string>{"eps", "sigma", "heads", "alpha", "beta", "gamma",
                                             "alpha_init"}));
   EXPECT_EQ(run("methods").status, 0);

@@ -6,10 +6,10 @@
 //
 // Exit status: 0 success (compare: every entry within tolerance), 1 compare
 // found a mismatch, 2 bad usage or bad input (the message on stderr).
-#include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <scaleref/error.hpp>
 #include <scaleref/io/npy.hpp>
 #include <scaleref/verify/compare.hpp>
@@ -21,6 +21,7 @@
 
 namespace fs = std::filesystem;
 using namespace scaleref;
+using nlohmann::ordered_json;  // keys in the order they are set
 
 namespace {
 
@@ -33,29 +34,10 @@ constexpr const char* kUsage =
 
 // ---- methods ------------------------------------------------------------------------------
 
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (char ch : s) {
-    if (ch == '"' || ch == '\\') {
-      out += '\\';
-      out += ch;
-    } else if (static_cast<unsigned char>(ch) < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(ch));
-      out += buf;
-    } else {
-      out += ch;
-    }
-  }
-  return out + "\"";
-}
-
-std::string json_tensors(const std::vector<cli::TensorSpec>& ts) {
-  std::string out = "[";
-  for (std::size_t i = 0; i < ts.size(); ++i)
-    out += std::string(i ? ", " : "") + "{\"name\": " + json_string(ts[i].name) +
-           ", \"shape\": " + json_string(cli::shape_text(ts[i].shape)) + "}";
-  return out + "]";
+ordered_json json_tensors(const std::vector<cli::TensorSpec>& ts) {
+  ordered_json out = ordered_json::array();
+  for (const auto& t : ts) out.push_back({{"name", t.name}, {"shape", cli::shape_text(t.shape)}});
+  return out;
 }
 
 std::string text_tensors(const std::vector<cli::TensorSpec>& ts) {
@@ -91,39 +73,35 @@ int cmd_methods(const std::vector<std::string>& args) {
   }
   const auto& reg = cli::registry();
   if (json) {
-    std::cout << "{\"methods\": [\n";
-    for (std::size_t i = 0; i < reg.size(); ++i) {
-      const auto& m = reg[i];
+    ordered_json methods = ordered_json::array();
+    for (const auto& m : reg) {
       const cli::Settings s = listing_settings(m);
-      std::cout << "  {\"name\": " << json_string(m.name)
-                << ", \"kind\": " << json_string(cli::kind_name(m.kind))
-                << ", \"summary\": " << json_string(m.summary)
-                << ",\n   \"inputs\": " << json_tensors(m.inputs(s))
-                << ",\n   \"output\": " << json_tensors({m.output(s)}) << ",\n   \"keys\": [";
-      for (std::size_t j = 0; j < m.keys.size(); ++j) {
-        const auto& k = m.keys[j];
-        std::cout << (j ? ",\n     " : "\n     ") << "{\"name\": " << json_string(k.name)
-                  << ", \"type\": " << json_string(cli::type_name(k.type)) << ", \"default\": "
-                  << (k.def.empty() ? std::string("null") : json_string(k.def));
-        if (!k.choices.empty()) {
-          std::cout << ", \"choices\": [";
-          for (std::size_t c = 0; c < k.choices.size(); ++c)
-            std::cout << (c ? ", " : "") << json_string(k.choices[c]);
-          std::cout << "]";
-        }
-        std::cout << ", \"help\": " << json_string(k.help) << "}";
+      ordered_json keys = ordered_json::array();
+      for (const auto& k : m.keys) {
+        ordered_json key = {
+            {"name", k.name},
+            {"type", cli::type_name(k.type)},
+            {"default", k.def.empty() ? ordered_json(nullptr) : ordered_json(k.def)}};
+        if (!k.choices.empty()) key["choices"] = k.choices;
+        key["help"] = k.help;
+        keys.push_back(std::move(key));
       }
-      std::cout << "]";
+      ordered_json method = {{"name", m.name},
+                             {"kind", cli::kind_name(m.kind)},
+                             {"summary", m.summary},
+                             {"inputs", json_tensors(m.inputs(s))},
+                             {"output", json_tensors({m.output(s)})},
+                             {"keys", std::move(keys)}};
       if (const cli::KeySpec* vk = variant_key(m)) {
-        std::cout << ",\n   \"variants\": {\"key\": " << json_string(vk->name) << ", \"inputs\": {";
-        for (std::size_t c = 0; c < vk->choices.size(); ++c)
-          std::cout << (c ? ", " : "") << json_string(vk->choices[c]) << ": "
-                    << json_tensors(m.inputs(listing_settings(m, {{vk->name, vk->choices[c]}})));
-        std::cout << "}}";
+        ordered_json inputs = ordered_json::object();
+        for (const auto& c : vk->choices)
+          inputs[c] = json_tensors(m.inputs(listing_settings(m, {{vk->name, c}})));
+        method["variants"] = {{"key", vk->name}, {"inputs", std::move(inputs)}};
       }
-      std::cout << "}" << (i + 1 < reg.size() ? "," : "") << "\n";
+      methods.push_back(std::move(method));
     }
-    std::cout << "]}\n";
+    const ordered_json doc = {{"methods", std::move(methods)}};
+    std::cout << doc.dump(2, ' ', false, ordered_json::error_handler_t::replace) << "\n";
     return 0;
   }
   for (const auto& m : reg) {

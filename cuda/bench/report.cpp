@@ -1,126 +1,37 @@
 // Text lines and the JSON document of cuda_bench (fields: report.hpp).
 #include "report.hpp"
 
+#include <charconv>
 #include <cmath>
-#include <string_view>
+#include <nlohmann/json.hpp>
 
 namespace scaleref::cuda::bench {
 
 namespace {
 
-// A small JSON writer: objects and arrays nest, keys and values are written
-// in call order, non-finite numbers become null.
-class Json {
- public:
-  Json& open(char c) {
-    element();
-    out_ += c;
-    first_.push_back(true);
-    return *this;
-  }
-  Json& close(char c) {
-    const bool empty = first_.back();
-    first_.pop_back();
-    if (!empty && first_.size() < kIndentDepth) newline();
-    out_ += c;
-    return *this;
-  }
-  Json& key(std::string_view k) {
-    element();
-    string(k);
-    out_ += ": ";
-    after_key_ = true;
-    return *this;
-  }
-  Json& value(double v) {
-    element();
-    if (!std::isfinite(v)) {
-      out_ += "null";
-    } else {
-      char buf[40];  // whole numbers (byte counts) exactly, others to 10 digits
-      if (v == std::floor(v) && std::fabs(v) < 1e15) {
-        std::snprintf(buf, sizeof buf, "%.0f", v);
-      } else {
-        std::snprintf(buf, sizeof buf, "%.10g", v);
-      }
-      out_ += buf;
-    }
-    return *this;
-  }
-  Json& value(long long v) {
-    element();
-    out_ += std::to_string(v);
-    return *this;
-  }
-  Json& value(int v) { return value(static_cast<long long>(v)); }
-  Json& value(std::size_t v) { return value(static_cast<long long>(v)); }
-  Json& value(std::int64_t v) { return value(static_cast<long long>(v)); }
-  Json& value(bool v) {
-    element();
-    out_ += v ? "true" : "false";
-    return *this;
-  }
-  Json& value(std::string_view v) {
-    element();
-    string(v);
-    return *this;
-  }
-  Json& value(const char* v) { return value(std::string_view(v)); }
-  template <class V>
-  Json& field(std::string_view k, const V& v) {
-    return key(k).value(v);
-  }
-  std::string str() const { return out_ + "\n"; }
+using nlohmann::ordered_json;  // keys in the order they are set
 
- private:
-  static constexpr std::size_t kIndentDepth = 3;  // deeper levels stay on one line
+// Whole numbers below 1e15 (byte counts) exactly, other finite values to 10
+// significant digits, non-finite values as null. The digits are read back as a
+// JSON number, so a value whose 10 digits are whole stays an integer.
+ordered_json number(double v) {
+  if (!std::isfinite(v)) return nullptr;
+  char buf[32];
+  const bool whole = v == std::floor(v) && std::fabs(v) < 1e15;
+  const auto r = whole ? std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed, 0)
+                       : std::to_chars(buf, buf + sizeof buf, v, std::chars_format::general, 10);
+  return ordered_json::parse(buf, r.ptr);
+}
 
-  void newline() {
-    out_ += '\n';
-    out_.append(2 * first_.size(), ' ');
-  }
-  // Separates this element from the previous one (nothing after a key).
-  void element() {
-    if (after_key_) {
-      after_key_ = false;
-      return;
-    }
-    if (first_.empty()) return;
-    if (!first_.back()) out_ += ", ";
-    first_.back() = false;
-    if (first_.size() <= kIndentDepth) {
-      if (!out_.empty() && out_.back() == ' ') out_.pop_back();
-      newline();
-    }
-  }
-  void string(std::string_view s) {
-    out_ += '"';
-    for (char c : s) {
-      if (c == '"' || c == '\\') {
-        out_ += '\\';
-        out_ += c;
-      } else if (static_cast<unsigned char>(c) < 0x20) {
-        char buf[8];
-        std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(c));
-        out_ += buf;
-      } else {
-        out_ += c;
-      }
-    }
-    out_ += '"';
-  }
-
-  std::string out_;
-  std::vector<bool> first_;
-  bool after_key_ = false;
-};
-
-void stats(Json& j, std::string_view name, const Stats& s, double gbs) {
-  j.key(name).open('{');
-  j.field("median_ms", s.median_ms).field("min_ms", s.min_ms).field("p10_ms", s.p10_ms);
-  j.field("p90_ms", s.p90_ms).field("max_ms", s.max_ms).field("mean_ms", s.mean_ms);
-  j.field("reps", s.reps).field("gbs", gbs);
-  j.close('}');
+ordered_json stats(const Stats& s, double gbs) {
+  return {{"median_ms", number(s.median_ms)},
+          {"min_ms", number(s.min_ms)},
+          {"p10_ms", number(s.p10_ms)},
+          {"p90_ms", number(s.p90_ms)},
+          {"max_ms", number(s.max_ms)},
+          {"mean_ms", number(s.mean_ms)},
+          {"reps", s.reps},
+          {"gbs", number(gbs)}};
 }
 
 std::string shape_str(const Shape& s) {
@@ -193,75 +104,79 @@ void print_line(std::FILE* out, const CaseResult& r) {
 
 std::string to_json(const RunInfo& info, const std::vector<CaseResult>& results,
                     const std::vector<CaseError>& errors) {
-  Json j;
-  j.open('{');
-  j.field("schema", "scaleref.cuda_bench/1").field("tool", "cuda_bench");
-  j.field("date", info.date).field("commit", info.commit);
-  j.key("device").open('{');
-  j.field("name", info.device_name).field("line", info.device_line);
-  j.field("compute_capability",
-          std::to_string(info.sm_major) + "." + std::to_string(info.sm_minor));
-  j.field("multiprocessors", info.multiprocessors).field("memory_gib", info.memory_gib);
-  j.field("peak_bandwidth_gbs_theoretical", info.peak_bandwidth_gbs);
-  j.field("l2_bytes", info.l2_bytes);
-  j.close('}');
-  j.key("settings").open('{');
-  j.field("warmup", info.warmup).field("reps", info.reps).field("quick", info.quick);
-  j.field("smoke", info.smoke).field("l2_flush_bytes", info.flush_bytes);
-  j.field("l2_flush", "a kernel reads a buffer of 4 x L2 before every call, outside the events");
-  j.field("timing", "CUDA events around each call; median and spread over reps after warm-up");
-  j.field("bytes_model",
-          "each [R,D] tensor read or written once, parameter vectors and gradients, per-row "
-          "statistics in the accumulator type; partial-sum scratch not counted (bytes.hpp)");
-  j.close('}');
-  j.key("copy_peak").open('{');
-  j.field("bytes_copied", info.copy_peak_bytes);
-  stats(j, "copy", info.copy_peak,
-        2 * info.copy_peak_bytes / (info.copy_peak.median_ms * 1e-3) / 1e9);
-  j.close('}');
-  j.key("results").open('[');
+  ordered_json cases = ordered_json::array();
   for (const CaseResult& r : results) {
-    j.open('{');
-    j.field("op", op_name(r.op)).field("dir", dir_name(r.dir)).field("dtype", dtype_name(r.dtype));
-    j.field("rows", r.shape.rows).field("cols", r.shape.cols).field("heads", r.shape.heads);
-    j.field("sweep", r.sweep);
-    j.field("bytes", r.bytes).field("bytes_formula", bytes_formula(r.op, r.dir));
-    stats(j, "fused", r.fused, r.gbs(r.fused));
-    stats(j, "unfused", r.unfused, r.gbs(r.unfused));
-    stats(j, "copy", r.copy, r.copy_gbs());
-    j.key("copy_bytes_copied").value(r.copy_bytes);
-    j.field("frac_copy", r.frac_copy()).field("unfused_frac_copy", r.unfused_frac_copy());
-    j.field("speedup_vs_unfused", r.speedup());
-    j.field("unfused_launches", r.unfused_launches).field("workspace_bytes", r.workspace_bytes);
-    j.field("gemm_flops", r.flops);
-    j.field("tflops", r.flops > 0 ? r.flops / (r.fused.median_ms * 1e-3) / 1e12 : 0.0);
-    j.key("agreement").open('{');
+    ordered_json outputs = ordered_json::array();
+    for (const OutputDifference& d : r.differences)
+      outputs.push_back({{"output", d.output},
+                         {"rel_diff", number(d.diff.relative())},
+                         {"max_abs_diff", number(d.diff.max_abs_diff)},
+                         {"max_abs_ref", number(d.diff.max_abs_want)},
+                         {"nonfinite", d.diff.nonfinite}});
     const OutputDifference* w = r.worst();
-    j.field("ok", r.agrees()).field("tolerance", r.tolerance);
-    j.field("worst_output", w ? w->output : std::string("-"));
-    j.field("worst_rel_diff", w ? w->diff.relative() : 0.0);
-    j.key("outputs").open('[');
-    for (const OutputDifference& d : r.differences) {
-      j.open('{');
-      j.field("output", d.output).field("rel_diff", d.diff.relative());
-      j.field("max_abs_diff", d.diff.max_abs_diff).field("max_abs_ref", d.diff.max_abs_want);
-      j.field("nonfinite", d.diff.nonfinite);
-      j.close('}');
-    }
-    j.close(']');
-    j.close('}');
-    j.close('}');
+    cases.push_back(
+        {{"op", op_name(r.op)},
+         {"dir", dir_name(r.dir)},
+         {"dtype", dtype_name(r.dtype)},
+         {"rows", r.shape.rows},
+         {"cols", r.shape.cols},
+         {"heads", r.shape.heads},
+         {"sweep", r.sweep},
+         {"bytes", number(r.bytes)},
+         {"bytes_formula", bytes_formula(r.op, r.dir)},
+         {"fused", stats(r.fused, r.gbs(r.fused))},
+         {"unfused", stats(r.unfused, r.gbs(r.unfused))},
+         {"copy", stats(r.copy, r.copy_gbs())},
+         {"copy_bytes_copied", number(r.copy_bytes)},
+         {"frac_copy", number(r.frac_copy())},
+         {"unfused_frac_copy", number(r.unfused_frac_copy())},
+         {"speedup_vs_unfused", number(r.speedup())},
+         {"unfused_launches", r.unfused_launches},
+         {"workspace_bytes", r.workspace_bytes},
+         {"gemm_flops", number(r.flops)},
+         {"tflops", number(r.flops > 0 ? r.flops / (r.fused.median_ms * 1e-3) / 1e12 : 0.0)},
+         {"agreement",
+          {{"ok", r.agrees()},
+           {"tolerance", number(r.tolerance)},
+           {"worst_output", w ? w->output : std::string("-")},
+           {"worst_rel_diff", number(w ? w->diff.relative() : 0.0)},
+           {"outputs", std::move(outputs)}}}});
   }
-  j.close(']');
-  j.key("errors").open('[');
-  for (const CaseError& e : errors) {
-    j.open('{');
-    j.field("case", e.label).field("error", e.what);
-    j.close('}');
-  }
-  j.close(']');
-  j.close('}');
-  return j.str();
+  ordered_json failed = ordered_json::array();
+  for (const CaseError& e : errors) failed.push_back({{"case", e.label}, {"error", e.what}});
+
+  const ordered_json doc = {
+      {"schema", "scaleref.cuda_bench/1"},
+      {"tool", "cuda_bench"},
+      {"date", info.date},
+      {"commit", info.commit},
+      {"device",
+       {{"name", info.device_name},
+        {"line", info.device_line},
+        {"compute_capability", std::to_string(info.sm_major) + "." + std::to_string(info.sm_minor)},
+        {"multiprocessors", info.multiprocessors},
+        {"memory_gib", number(info.memory_gib)},
+        {"peak_bandwidth_gbs_theoretical", number(info.peak_bandwidth_gbs)},
+        {"l2_bytes", info.l2_bytes}}},
+      {"settings",
+       {{"warmup", info.warmup},
+        {"reps", info.reps},
+        {"quick", info.quick},
+        {"smoke", info.smoke},
+        {"l2_flush_bytes", info.flush_bytes},
+        {"l2_flush", "a kernel reads a buffer of 4 x L2 before every call, outside the events"},
+        {"timing", "CUDA events around each call; median and spread over reps after warm-up"},
+        {"bytes_model",
+         "each [R,D] tensor read or written once, parameter vectors and gradients, per-row "
+         "statistics in the accumulator type; partial-sum scratch not counted (bytes.hpp)"}}},
+      {"copy_peak",
+       {{"bytes_copied", number(info.copy_peak_bytes)},
+        {"copy", stats(info.copy_peak,
+                       2 * info.copy_peak_bytes / (info.copy_peak.median_ms * 1e-3) / 1e9)}}},
+      {"results", std::move(cases)},
+      {"errors", std::move(failed)}};
+  // Invalid UTF-8 (in a device name or an error message) becomes U+FFFD instead of throwing.
+  return doc.dump(2, ' ', false, ordered_json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace scaleref::cuda::bench

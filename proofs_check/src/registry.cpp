@@ -1,7 +1,8 @@
 #include <chrono>
 #include <cmath>
-#include <cstdio>
+#include <cstdint>
 #include <exception>
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <scaleref/audit/registry.hpp>
 #include <scaleref/error.hpp>
@@ -76,43 +77,14 @@ std::string pad(const std::string& s, std::size_t w) {
   return s.size() >= w ? s : s + std::string(w - s.size(), ' ');
 }
 
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (const char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    switch (ch) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (c < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out += buf;
-        } else {
-          out += ch;
-        }
-    }
-  }
-  return out + "\"";
-}
-
 // JSON has no NaN or infinity: those are written as the strings "nan", "inf", "-inf".
-std::string json_number(double v) {
-  if (std::isnan(v)) return "\"nan\"";
-  if (std::isinf(v)) return v > 0 ? "\"inf\"" : "\"-inf\"";
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
+// Whole numbers below 1e17 are written as integers (counts read back as integers), other
+// values in the shortest form that reads back as the same double.
+nlohmann::ordered_json number(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  if (v == std::floor(v) && std::fabs(v) < 1e17) return static_cast<std::int64_t>(v);
+  return v;
 }
 
 }  // namespace
@@ -141,27 +113,28 @@ std::string table(const std::vector<Result>& results) {
 }
 
 std::string json(const std::vector<Result>& results, bool thorough) {
-  std::ostringstream os;
-  os << "{\n  \"schema\": \"scaleref-audit/1\",\n  \"thorough\": " << (thorough ? "true" : "false")
-     << ",\n  \"claims\": [";
-  for (std::size_t i = 0; i < results.size(); ++i) {
-    const Result& r = results[i];
+  using nlohmann::ordered_json;  // keys in the order written, as the schema lists them
+  ordered_json claims = ordered_json::array();
+  for (const Result& r : results) {
     const Claim& c = *r.claim;
-    os << (i ? ",\n" : "\n") << "    {\"id\": " << json_string(c.id)
-       << ", \"paper\": " << json_string(c.paper) << ", \"location\": " << json_string(c.location)
-       << ", \"statement\": " << json_string(c.statement)
-       << ", \"kind\": " << json_string(kind_name(c.kind))
-       << ", \"relied_on\": " << (c.relied_on ? "true" : "false")
-       << ", \"verdict\": " << json_string(status_name(r.verdict.status))
-       << ", \"figure\": " << json_string(r.verdict.figure)
-       << ", \"detail\": " << json_string(r.verdict.detail) << ", \"measured\": {";
-    for (std::size_t j = 0; j < r.verdict.measured.size(); ++j)
-      os << (j ? ", " : "") << json_string(r.verdict.measured[j].name) << ": "
-         << json_number(r.verdict.measured[j].value);
-    os << "}, \"seconds\": " << json_number(r.seconds) << "}";
+    ordered_json measured = ordered_json::object();
+    for (const Measure& m : r.verdict.measured) measured[m.name] = number(m.value);
+    claims.push_back({{"id", c.id},
+                      {"paper", c.paper},
+                      {"location", c.location},
+                      {"statement", c.statement},
+                      {"kind", kind_name(c.kind)},
+                      {"relied_on", c.relied_on},
+                      {"verdict", status_name(r.verdict.status)},
+                      {"figure", r.verdict.figure},
+                      {"detail", r.verdict.detail},
+                      {"measured", std::move(measured)},
+                      {"seconds", number(r.seconds)}});
   }
-  os << "\n  ]\n}\n";
-  return os.str();
+  const ordered_json doc = {
+      {"schema", "scaleref-audit/1"}, {"thorough", thorough}, {"claims", std::move(claims)}};
+  // Invalid UTF-8 in a message becomes U+FFFD instead of failing the whole document.
+  return doc.dump(2, ' ', false, ordered_json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace scaleref::audit
