@@ -119,10 +119,6 @@ template <class T>
   return ::testing::AssertionFailure() << "GPU " << got << ", reference " << want;
 }
 
-rescale::StdKind to_ref(StdKind k) {
-  return k == StdKind::population ? rescale::StdKind::population : rescale::StdKind::unbiased;
-}
-
 // ---- input checks: no device needed -----------------------------------------------
 
 // Views of host memory: every call below must throw before reading them.
@@ -243,8 +239,8 @@ TEST_F(CudaRescale, ZwrMatchesTheReferenceForBothStds) {
     DeviceMatrix<float> W(w, 72), out(M::Zero(29, 71), 72);
     Workspace ws;
     const auto o = gpu::zwr<float>(W.cview(), out.view(), 0.1, kind, ws);
-    EXPECT_TRUE(near<float>(out.values(), rescale::zwr(w, 0.1, to_ref(kind)), w));
-    const auto m = rescale::moments(w, to_ref(kind));
+    EXPECT_TRUE(near<float>(out.values(), rescale::zwr(w, 0.1, kind), w));
+    const auto m = rescale::moments(w, kind);
     EXPECT_TRUE(near_statistic(o.mean, m.mean, w.size(), max_abs(w)));
     EXPECT_TRUE(near_statistic(o.before, m.std, w.size(), max_abs(w)));
     EXPECT_EQ(o.target, 0.1);
@@ -294,7 +290,7 @@ TEST_F(CudaRescale, StatisticsMatchTheReference) {
   Workspace ws;
   for (StdKind kind : {StdKind::population, StdKind::unbiased}) {
     const auto got = gpu::moments<double>(W.cview(), kind, ws);
-    const auto want = rescale::moments(w, to_ref(kind));
+    const auto want = rescale::moments(w, kind);
     EXPECT_TRUE(near_statistic(got.mean, want.mean, w.size(), max_abs(w)));
     EXPECT_TRUE(near_statistic(got.std, want.std, w.size(), max_abs(w)));
   }

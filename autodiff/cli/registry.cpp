@@ -4,6 +4,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <optional>
 #include <scaleref/autodiff/norms.hpp>
 #include <scaleref/autodiff/scalevec.hpp>
 #include <scaleref/autodiff/sdd.hpp>
@@ -33,19 +34,7 @@ std::string shape_text(const std::vector<std::string>& shape) {
   return out + "]";
 }
 
-const char* type_name(KeyType t) {
-  switch (t) {
-    case KeyType::real:
-      return "real";
-    case KeyType::integer:
-      return "integer";
-    case KeyType::boolean:
-      return "bool";
-    case KeyType::choice:
-      return "choice";
-  }
-  return "?";
-}
+const char* type_name(KeyType t) { return spec::name_of(spec::kSettingTypes, t); }
 
 const char* kind_name(Kind k) {
   switch (k) {
@@ -195,9 +184,6 @@ const std::string& Settings::choice(const std::string& key) const {
 
 namespace {
 
-using norm::seednorm::AlphaForm;
-using norm::seednorm::BetaForm;
-
 // Both precisions from one generic evaluator: f.template operator()<S>(settings, inputs).
 template <class F>
 void set_eval(Method& m, F f) {
@@ -251,104 +237,71 @@ void set_layer_eval(Method& m, MakeProblem make) {
   });
 }
 
-KeySpec real_key(std::string name, double def, std::string help) {
-  return {std::move(name), KeyType::real, num(def), {}, std::move(help)};
-}
-KeySpec int_key(std::string name, std::string def, std::string help) {
-  return {std::move(name), KeyType::integer, std::move(def), {}, std::move(help)};
-}
-KeySpec bool_key(std::string name, bool def, std::string help) {
-  return {std::move(name), KeyType::boolean, def ? "true" : "false", {}, std::move(help)};
-}
-KeySpec choice_key(std::string name, std::string def, std::vector<std::string> choices,
-                   std::string help) {
-  return {std::move(name), KeyType::choice, std::move(def), std::move(choices), std::move(help)};
+// A key of the command line from a setting of a spec header.
+KeySpec key(const spec::Setting& s) {
+  KeySpec k{std::string(s.name), s.type, "", {}, std::string(s.meaning)};
+  switch (s.type) {
+    case KeyType::real:
+      k.def = num(s.number);
+      break;
+    case KeyType::integer:
+      if (!s.required) k.def = std::to_string(static_cast<long>(s.number));
+      break;
+    case KeyType::boolean:
+      k.def = s.number != 0 ? "true" : "false";
+      break;
+    case KeyType::choice:
+      k.def = std::string(s.choice);
+      for (std::size_t i = 0; i < s.n_choices; ++i) k.choices.emplace_back(s.choices[i]);
+      break;
+  }
+  return k;
 }
 
-TensorSpec row(const std::string& name, const std::string& d) { return {name, {"1", d}}; }
-TensorSpec batch(const std::string& name, const std::string& d) { return {name, {"N", d}}; }
-
-// ---- SeeDNorm's forms ----
-
-const std::vector<std::pair<std::string, AlphaForm>> kAlphaForms{
-    {"vector", AlphaForm::vector}, {"scalar", AlphaForm::scalar}, {"none", AlphaForm::none}};
-const std::vector<std::pair<std::string, BetaForm>> kBetaForms{
-    {"dot", BetaForm::dot}, {"elementwise", BetaForm::elementwise}, {"none", BetaForm::none}};
-
-template <class E>
-std::vector<std::string> names_of(const std::vector<std::pair<std::string, E>>& table) {
-  std::vector<std::string> out;
-  for (const auto& [n, e] : table) out.push_back(n);
+template <std::size_t N>
+std::vector<KeySpec> keys(const std::array<spec::Setting, N>& settings) {
+  std::vector<KeySpec> out;
+  for (const spec::Setting& s : settings) out.push_back(key(s));
   return out;
 }
 
-template <class E>
-std::string name_of(const std::vector<std::pair<std::string, E>>& table, E e) {
-  for (const auto& [n, v] : table)
-    if (v == e) return n;
-  return "?";
+std::vector<TensorSpec> tensors(const spec::TensorList& list) {
+  std::vector<TensorSpec> out;
+  for (const spec::Tensor& t : list)
+    out.push_back({std::string(t.name), {std::string(t.shape[0]), std::string(t.shape[1])}});
+  return out;
 }
 
-template <class E>
-E lookup(const std::vector<std::pair<std::string, E>>& table, const std::string& name) {
-  for (const auto& [n, e] : table)
-    if (n == name) return e;
-  fail("cli: internal: no form \"", name, "\"");
-}
+TensorSpec batch(const std::string& name, const std::string& d) { return {name, {"N", d}}; }
 
-std::vector<std::pair<std::string, norm::Activation>> activation_table() {
-  std::vector<std::pair<std::string, norm::Activation>> t;
-  for (norm::Activation a : norm::kActivations) t.emplace_back(std::string(norm::name(a)), a);
-  return t;
+// The value a choice key holds (Settings keeps the table's spelling).
+template <class E, std::size_t N>
+E chosen(const Settings& s, const std::string& key, const spec::NameTable<E, N>& table) {
+  const std::optional<E> e = spec::value_of(table, s.choice(key));
+  require(e.has_value(), "cli", "internal: no value named \"", s.choice(key), "\" for ", key);
+  return *e;
 }
 
 // The keys SeeDNorm and AdaSeeDNorm share (AdaSeeDNorm holds gamma fixed at 1).
 std::vector<KeySpec> seednorm_keys(bool with_gamma) {
-  const norm::seednorm::Config d;
-  std::vector<KeySpec> keys{
-      real_key("eps", d.eps, "inside the square root of RMS(x)"),
-      choice_key("sigma", std::string(norm::name(d.sigma)), names_of(activation_table()),
-                 "the self-rescaling activation"),
-      int_key("heads", std::to_string(d.heads), "multi-head SeeDNorm (eq. 7); must divide D"),
-      choice_key("alpha", name_of(kAlphaForms, d.alpha), names_of(kAlphaForms),
-                 "alpha's form: 1 x D, 1 x 1, or absent"),
-      choice_key("beta", name_of(kBetaForms, d.beta), names_of(kBetaForms),
-                 "beta's form: x . beta^T per head, x (.) beta, or absent")};
-  if (with_gamma) keys.push_back(bool_key("gamma", d.gamma, "the learned gain gamma present"));
-  keys.push_back(real_key("alpha_init", d.alpha_init, "init only: alpha's initial value"));
-  return keys;
+  std::vector<KeySpec> k = keys(norm::seednorm::kSharedSettings);
+  if (with_gamma) k.push_back(key(norm::seednorm::kGammaSetting));
+  k.push_back(key(norm::seednorm::kAlphaInitSetting));
+  return k;
 }
 
 norm::seednorm::Config seednorm_config(const Settings& s, bool with_gamma) {
   norm::seednorm::Config c;
   c.eps = s.real("eps");
-  c.sigma = lookup(activation_table(), s.choice("sigma"));
+  c.sigma = chosen(s, "sigma", norm::kActivationNames);
   const long heads = s.integer("heads");
   require(heads >= 1 && heads <= 1 << 30, "--set heads", "expected heads >= 1, got ", heads);
   c.heads = static_cast<int>(heads);
-  c.alpha = lookup(kAlphaForms, s.choice("alpha"));
-  c.beta = lookup(kBetaForms, s.choice("beta"));
+  c.alpha = chosen(s, "alpha", norm::seednorm::kAlphaForms);
+  c.beta = chosen(s, "beta", norm::seednorm::kBetaForms);
   if (with_gamma) c.gamma = s.boolean("gamma");
   c.alpha_init = s.real("alpha_init");
   return c;
-}
-
-// alpha, beta (and gamma) as the config has them, in norms.cpp's order.
-std::vector<TensorSpec> seednorm_params(const norm::seednorm::Config& c) {
-  std::vector<TensorSpec> t;
-  if (c.alpha == AlphaForm::vector) t.push_back(row("alpha", "D"));
-  if (c.alpha == AlphaForm::scalar) t.push_back(row("alpha", "1"));
-  if (c.beta != BetaForm::none) t.push_back(row("beta", "D"));
-  if (c.gamma) t.push_back(row("gamma", "D"));
-  return t;
-}
-
-// ---- scale vectors ----
-
-std::vector<std::pair<std::string, scalevec::Strategy>> strategy_table() {
-  std::vector<std::pair<std::string, scalevec::Strategy>> t;
-  for (scalevec::Strategy s : scalevec::kStrategies) t.emplace_back(scalevec::strategy_name(s), s);
-  return t;
 }
 
 // ---- initializers ----
@@ -389,23 +342,12 @@ init::Config init_config(const Settings& s) {
   return c;
 }
 
-std::vector<std::pair<std::string, init::Role>> role_table() {
-  std::vector<std::pair<std::string, init::Role>> t;
-  for (int i = 0;; ++i) {
-    const auto r = static_cast<init::Role>(i);
-    const std::string n = init::role_name(r);
-    if (n == "?") break;
-    t.emplace_back(n, r);
-  }
-  return t;
-}
-
-const std::vector<std::pair<std::string, metrics::StdKind>> kStdKinds{
-    {"population", metrics::StdKind::population}, {"unbiased", metrics::StdKind::unbiased}};
-
-KeySpec std_key() {
-  return choice_key("std", "population", names_of(kStdKinds),
-                    "sigma(W): population (divide by mn) or unbiased (mn - 1)");
+scalevec::Config scalevec_config(const Settings& s) {
+  scalevec::Config c;
+  c.strategy = chosen(s, "strategy", scalevec::kStrategyNames);
+  c.eps = s.real("eps");
+  c.heads = static_cast<Eigen::Index>(s.integer("heads"));
+  return c;
 }
 
 // ---- the table ----
@@ -415,10 +357,8 @@ std::vector<Method> build() {
 
   {  // RMSNorm
     Method m{"rmsnorm", Kind::layer, "y = gamma (.) x / RMS(x)", {}, {}, {}, "", {}, {}};
-    m.keys = {real_key("eps", norm::rmsnorm::Config{}.eps, "inside the square root of RMS(x)")};
-    m.inputs = [](const Settings&) {
-      return std::vector<TensorSpec>{batch("x", "D"), row("gamma", "D")};
-    };
+    m.keys = keys(norm::rmsnorm::kSettings);
+    m.inputs = [](const Settings& s) { return tensors(norm::rmsnorm::inputs({s.real("eps")})); };
     m.output = [](const Settings&) { return batch("y", "D"); };
     set_layer_eval(m,
                    [](const Settings& s) { return autodiff::analytic_rmsnorm({s.real("eps")}); });
@@ -429,13 +369,9 @@ std::vector<Method> build() {
     Method m{"layernorm", Kind::layer, "y = gamma (.) (x - mu) / sqrt(var + eps) + beta",
              {},          {},          {},
              "",          {},          {}};
-    const norm::layernorm::Config d;
-    m.keys = {real_key("eps", d.eps, "added to the variance"),
-              bool_key("bias", d.bias, "beta present")};
+    m.keys = keys(norm::layernorm::kSettings);
     m.inputs = [](const Settings& s) {
-      std::vector<TensorSpec> v{batch("x", "D"), row("gamma", "D")};
-      if (s.boolean("bias")) v.push_back(row("beta", "D"));
-      return v;
+      return tensors(norm::layernorm::inputs({s.real("eps"), s.boolean("bias")}));
     };
     m.output = [](const Settings&) { return batch("y", "D"); };
     set_layer_eval(m, [](const Settings& s) {
@@ -446,13 +382,9 @@ std::vector<Method> build() {
 
   {  // DyT
     Method m{"dyt", Kind::layer, "y = gamma (.) tanh(alpha x) + beta", {}, {}, {}, "", {}, {}};
-    const norm::dyt::Config d;
-    m.keys = {bool_key("bias", d.bias, "beta present"),
-              real_key("alpha_init", d.alpha_init, "init only: alpha's initial value")};
+    m.keys = keys(norm::dyt::kSettings);
     m.inputs = [](const Settings& s) {
-      std::vector<TensorSpec> v{batch("x", "D"), row("alpha", "1"), row("gamma", "D")};
-      if (s.boolean("bias")) v.push_back(row("beta", "D"));
-      return v;
+      return tensors(norm::dyt::inputs({s.boolean("bias"), s.real("alpha_init")}));
     };
     m.output = [](const Settings&) { return batch("y", "D"); };
     set_layer_eval(m, [](const Settings& s) {
@@ -467,9 +399,7 @@ std::vector<Method> build() {
              "",         {},          {}};
     m.keys = seednorm_keys(true);
     m.inputs = [](const Settings& s) {
-      std::vector<TensorSpec> v{batch("x", "D")};
-      for (auto& p : seednorm_params(seednorm_config(s, true))) v.push_back(p);
-      return v;
+      return tensors(norm::seednorm::inputs(seednorm_config(s, true)));
     };
     m.output = [](const Settings&) { return batch("y", "D"); };
     set_layer_eval(
@@ -489,13 +419,7 @@ std::vector<Method> build() {
              {}};
     m.keys = seednorm_keys(false);
     m.inputs = [](const Settings& s) {
-      norm::seednorm::Config c = seednorm_config(s, false);
-      c.gamma = false;
-      std::vector<TensorSpec> v{batch("x", "D")};
-      for (auto& p : seednorm_params(c)) v.push_back(p);
-      v.push_back(batch("gamma_c", "D"));
-      v.push_back(batch("eta_c", "D"));
-      return v;
+      return tensors(norm::adaseednorm::inputs(seednorm_config(s, false)));
     };
     m.output = [](const Settings&) { return batch("y", "D"); };
     set_layer_eval(m, [](const Settings& s) {
@@ -508,11 +432,8 @@ std::vector<Method> build() {
     Method m{"sdd", Kind::layer, "y = alpha (.) norm(x V^T), norm(z) = z / sqrt(mean z^2 + eps)",
              {},    {},          {},
              "",    {},          {}};
-    m.keys = {real_key("eps", sdd::Config{}.eps, "the paper's norm has none; authors' code 1e-6")};
-    m.inputs = [](const Settings&) {
-      return std::vector<TensorSpec>{
-          batch("x", "d_in"), {"V", {"d_out", "d_in"}}, row("alpha", "d_out")};
-    };
+    m.keys = keys(sdd::kSettings);
+    m.inputs = [](const Settings& s) { return tensors(sdd::inputs({s.real("eps")})); };
     m.output = [](const Settings&) { return batch("y", "d_out"); };
     set_layer_eval(m, [](const Settings& s) { return autodiff::analytic_sdd({s.real("eps")}); });
     t.push_back(std::move(m));
@@ -520,9 +441,7 @@ std::vector<Method> build() {
 
   {  // plain linear
     Method m{"linear", Kind::layer, "y = x W^T", {}, {}, {}, "", {}, {}};
-    m.inputs = [](const Settings&) {
-      return std::vector<TensorSpec>{batch("x", "d_in"), {"W", {"d_out", "d_in"}}};
-    };
+    m.inputs = [](const Settings&) { return tensors(linear::inputs()); };
     m.output = [](const Settings&) { return batch("y", "d_out"); };
     set_layer_eval(m, [](const Settings&) { return autodiff::analytic_linear(); });
     t.push_back(std::move(m));
@@ -540,30 +459,11 @@ std::vector<Method> build() {
              "strategy",
              {},
              {}};
-    const scalevec::Config d;
-    m.keys = {choice_key("strategy", scalevec::strategy_name(d.strategy),
-                         names_of(strategy_table()), "which scale vectors, where"),
-              real_key("eps", d.eps, "inside the square root of RMS(x) (and DNP's n_h)"),
-              int_key("heads", std::to_string(d.heads), "DNP only: n_h's blocks; divides d_out")};
-    m.inputs = [](const Settings& s) {
-      const scalevec::Strategy st = lookup(strategy_table(), s.choice("strategy"));
-      std::vector<TensorSpec> v{batch("x", "d_in"), {"W", {"d_out", "d_in"}}};
-      if (scalevec::uses_g(st)) v.push_back(row("g", "d_in"));
-      if (scalevec::uses_a(st)) v.push_back(row("a", "d_out"));
-      if (st == scalevec::Strategy::md) {
-        v.push_back(row("r", "1"));
-        v.push_back(row("u", "d_in"));
-      }
-      return v;
-    };
+    m.keys = keys(scalevec::kSettings);
+    m.inputs = [](const Settings& s) { return tensors(scalevec::inputs(scalevec_config(s))); };
     m.output = [](const Settings&) { return batch("y", "d_out"); };
-    set_layer_eval(m, [](const Settings& s) {
-      scalevec::Config c;
-      c.strategy = lookup(strategy_table(), s.choice("strategy"));
-      c.eps = s.real("eps");
-      c.heads = static_cast<Eigen::Index>(s.integer("heads"));
-      return autodiff::analytic_scalevec(c);
-    });
+    set_layer_eval(
+        m, [](const Settings& s) { return autodiff::analytic_scalevec(scalevec_config(s)); });
     t.push_back(std::move(m));
   }
 
@@ -578,19 +478,22 @@ std::vector<Method> build() {
              "",
              {},
              {}};
-    const auto roles = role_table();
-    m.keys = {
-        choice_key("method", init_method_names().front(), init_method_names(), "the initializer"),
-        int_key("d_out", "", "rows of W"),
-        int_key("d_in", "", "columns of W (the fan-in)"),
-        choice_key("role", "query", names_of(roles), "where W sits in the transformer"),
-        int_key("layer", "1", "decoder layer index l >= 1 (not read for embedding, head)"),
-        int_key("seed", "0", "the random stream's seed"),
-        int_key("tensor", "0", "the random stream's tensor id"),
-        real_key("sigma", init::Gaussian{}.sigma, "Gaussian, SIR, LIR: the base std"),
-        int_key("n_layers", std::to_string(init::SIR{}.n_layers), "SIR: N, must be set"),
-        real_key("alpha", init::DSInit{}.alpha, "DSInit: alpha in (0, 1]"),
-        real_key("gamma", init::GammaInit{}.gamma, "GammaInit: sigma = d_in^(-gamma)")};
+    m.keys = {{"method", KeyType::choice, init_method_names().front(), init_method_names(),
+               "the initializer"},
+              key(spec::required_integer("d_out", "rows of W")),
+              key(spec::required_integer("d_in", "columns of W (the fan-in)")),
+              key(spec::choice_setting("role", init::kRoles, init::Role::query,
+                                       "where W sits in the transformer")),
+              key(spec::integer_setting(
+                  "layer", 1, "decoder layer index l >= 1 (not read for embedding, head)")),
+              key(spec::integer_setting("seed", 0, "the random stream's seed")),
+              key(spec::integer_setting("tensor", 0, "the random stream's tensor id")),
+              key(spec::real_setting("sigma", init::Gaussian{}.sigma,
+                                     "Gaussian, SIR, LIR: the base std")),
+              key(spec::integer_setting("n_layers", init::SIR{}.n_layers, "SIR: N, must be set")),
+              key(spec::real_setting("alpha", init::DSInit{}.alpha, "DSInit: alpha in (0, 1]")),
+              key(spec::real_setting("gamma", init::GammaInit{}.gamma,
+                                     "GammaInit: sigma = d_in^(-gamma)"))};
     m.inputs = [](const Settings&) { return std::vector<TensorSpec>{}; };
     m.output = [](const Settings&) { return TensorSpec{"W", {"d_out", "d_in"}}; };
     set_eval(m, []<class S>(const Settings& s, const Named<S>&) {
@@ -602,7 +505,7 @@ std::vector<Method> build() {
       require(seed >= 0, "--set seed", "expected seed >= 0, got ", seed);
       require(tensor >= 0 && tensor <= 0xffffffffL, "--set tensor",
               "expected 0 <= tensor < 2^32, got ", tensor);
-      const init::Shape shape{d_out, d_in, lookup(role_table(), s.choice("role"))};
+      const init::Shape shape{d_out, d_in, chosen(s, "role", init::kRoles)};
       const random::Stream rng{static_cast<std::uint64_t>(seed),
                                static_cast<std::uint32_t>(tensor)};
       return Named<S>{{"W", init::draw<S>(shape, static_cast<int>(layer), init_config(s), rng)}};
@@ -619,27 +522,23 @@ std::vector<Method> build() {
     set_eval(m, f);
     t.push_back(std::move(m));
   };
-  const rescale::Schedule sd;
   rescaler("uwr", "W / ||W||_F (unit weight rescaling)", {},
            []<class S>(const Settings&, const Named<S>& in) {
              return Named<S>{{"W", rescale::uwr(in.at("W"))}};
            });
   rescaler("zwr", "z-score W and rescale to std sigma_init, keeping its mean",
-           {real_key("sigma_init", sd.sigma_target, "the target std"), std_key()},
-           []<class S>(const Settings& s, const Named<S>& in) {
+           keys(rescale::kZwrSettings), []<class S>(const Settings& s, const Named<S>& in) {
              return Named<S>{{"W", rescale::zwr(in.at("W"), s.real("sigma_init"),
-                                                lookup(kStdKinds, s.choice("std")))}};
+                                                chosen(s, "std", metrics::kStdKinds))}};
            });
   rescaler("tvr", "rescale W to std sigma_target, keeping its mean (eq. 21)",
-           {real_key("sigma_target", sd.sigma_target, "the target std"), std_key()},
-           []<class S>(const Settings& s, const Named<S>& in) {
+           keys(rescale::kTvrSettings), []<class S>(const Settings& s, const Named<S>& in) {
              return Named<S>{{"W", rescale::tvr(in.at("W"), s.real("sigma_target"),
-                                                lookup(kStdKinds, s.choice("std")))}};
+                                                chosen(s, "std", metrics::kStdKinds))}};
            });
   rescaler("tvr_authors_code",
            "the authors' TVR: unbiased std, rescale only when std / sigma_target > threshold",
-           {real_key("sigma_target", sd.sigma_target, "the target std"),
-            real_key("threshold", sd.threshold, "rescale when std / sigma_target exceeds it")},
+           keys(rescale::kTvrAuthorsCodeSettings),
            []<class S>(const Settings& s, const Named<S>& in) {
              return Named<S>{{"W", rescale::tvr_authors_code(in.at("W"), s.real("sigma_target"),
                                                              s.real("threshold"))}};

@@ -1,12 +1,13 @@
 // The command-line tool's one table of methods: what `scaleref methods` lists
-// and what `scaleref eval` runs. Each entry names its input tensors (x first,
-// then the parameters, in the order autodiff/src/norms.cpp uses), their shapes
-// in symbols (N, D, d_in, d_out, ...), its output, and its config keys with
-// defaults taken from the reference's own default-constructed Config.
+// and what `scaleref eval` runs. Each entry's input tensors (x first, then the
+// parameters), their shapes in symbols (N, D, d_in, d_out, ...) and its config
+// keys with their defaults come from the method's spec header
+// (scaleref/spec/), which the reference and the gradient checks read too.
 #pragma once
 
 #include <functional>
 #include <map>
+#include <scaleref/spec/common.hpp>
 #include <scaleref/types.hpp>
 #include <string>
 #include <vector>
@@ -22,7 +23,7 @@ struct TensorSpec {
 
 std::string shape_text(const std::vector<std::string>& shape);  // "[N,D]"
 
-enum class KeyType { real, integer, boolean, choice };
+using KeyType = spec::SettingType;
 
 // One config key. An empty default means the key is required.
 struct KeySpec {

@@ -32,16 +32,12 @@ void append_present(std::vector<Mat<S>>& out, std::initializer_list<const Mat<S>
 }  // namespace
 
 std::vector<std::string> seednorm_inputs(const norm::seednorm::Config& c) {
-  std::vector<std::string> names{"x"};
-  if (c.alpha != AlphaForm::none) names.push_back("alpha");
-  if (c.beta != BetaForm::none) names.push_back("beta");
-  if (c.gamma) names.push_back("gamma");
-  return names;
+  return spec::names(norm::seednorm::inputs(c));
 }
 
 Problem analytic_rmsnorm(const norm::rmsnorm::Config& c) {
   return Problem::make(
-      "rmsnorm", {"x", "gamma"},
+      "rmsnorm", spec::names(norm::rmsnorm::inputs(c)),
       [c](const auto& in) {
         return norm::rmsnorm::forward<ScalarOf<decltype(in)>>({in[1]}, c, in[0]);
       },
@@ -55,13 +51,12 @@ Problem analytic_rmsnorm(const norm::rmsnorm::Config& c) {
 }
 
 Problem tape_rmsnorm_problem(const norm::rmsnorm::Config& c) {
-  return Problem::from_tape("tape rmsnorm", {"x", "gamma"},
+  return Problem::from_tape("tape rmsnorm", spec::names(norm::rmsnorm::inputs(c)),
                             [c](auto& t, const auto& v) { return tape_rmsnorm(t, v[0], v[1], c); });
 }
 
 Problem analytic_layernorm(const norm::layernorm::Config& c) {
-  std::vector<std::string> names{"x", "gamma"};
-  if (c.bias) names.push_back("beta");
+  const std::vector<std::string> names = spec::names(norm::layernorm::inputs(c));
   auto params = [c](const auto& in) {
     using S = ScalarOf<decltype(in)>;
     return norm::layernorm::Params<S>{in[1], c.bias ? in[2] : Mat<S>()};
@@ -81,16 +76,14 @@ Problem analytic_layernorm(const norm::layernorm::Config& c) {
 }
 
 Problem tape_layernorm_problem(const norm::layernorm::Config& c) {
-  std::vector<std::string> names{"x", "gamma"};
-  if (c.bias) names.push_back("beta");
-  return Problem::from_tape("tape layernorm", names, [c](auto& t, const auto& v) {
-    return tape_layernorm(t, v[0], v[1], c.bias ? v[2] : v[1], c);
-  });
+  return Problem::from_tape("tape layernorm", spec::names(norm::layernorm::inputs(c)),
+                            [c](auto& t, const auto& v) {
+                              return tape_layernorm(t, v[0], v[1], c.bias ? v[2] : v[1], c);
+                            });
 }
 
 Problem analytic_dyt(const norm::dyt::Config& c) {
-  std::vector<std::string> names{"x", "alpha", "gamma"};
-  if (c.bias) names.push_back("beta");
+  const std::vector<std::string> names = spec::names(norm::dyt::inputs(c));
   auto params = [c](const auto& in) {
     using S = ScalarOf<decltype(in)>;
     return norm::dyt::Params<S>{in[1], in[2], c.bias ? in[3] : Mat<S>()};
@@ -110,11 +103,10 @@ Problem analytic_dyt(const norm::dyt::Config& c) {
 }
 
 Problem tape_dyt_problem(const norm::dyt::Config& c) {
-  std::vector<std::string> names{"x", "alpha", "gamma"};
-  if (c.bias) names.push_back("beta");
-  return Problem::from_tape("tape dyt", names, [c](auto& t, const auto& v) {
-    return tape_dyt(t, v[0], v[1], v[2], c.bias ? v[3] : v[2], c);
-  });
+  return Problem::from_tape("tape dyt", spec::names(norm::dyt::inputs(c)),
+                            [c](auto& t, const auto& v) {
+                              return tape_dyt(t, v[0], v[1], v[2], c.bias ? v[3] : v[2], c);
+                            });
 }
 
 Problem analytic_seednorm(const norm::seednorm::Config& c) {
@@ -144,19 +136,6 @@ Problem tape_seednorm_problem(const norm::seednorm::Config& c) {
   });
 }
 
-namespace {
-
-std::vector<std::string> ada_inputs(const norm::adaseednorm::Config& c) {
-  norm::seednorm::Config inner = c;
-  inner.gamma = false;
-  std::vector<std::string> names = seednorm_inputs(inner);
-  names.push_back("gamma_c");
-  names.push_back("eta_c");
-  return names;
-}
-
-}  // namespace
-
 Problem analytic_adaseednorm(const norm::adaseednorm::Config& c) {
   auto params = [c](const auto& in) {
     using S = ScalarOf<decltype(in)>;
@@ -166,9 +145,10 @@ Problem analytic_adaseednorm(const norm::adaseednorm::Config& c) {
     if (c.beta != BetaForm::none) p.beta = in[i++];
     return p;
   };
-  const std::size_t nc = ada_inputs(c).size();  // gamma_c, eta_c are the last two inputs
+  const std::size_t nc =
+      spec::names(norm::adaseednorm::inputs(c)).size();  // gamma_c, eta_c are the last two inputs
   return Problem::make(
-      "adaseednorm", ada_inputs(c),
+      "adaseednorm", spec::names(norm::adaseednorm::inputs(c)),
       [c, params, nc](const auto& in) {
         return norm::adaseednorm::forward(params(in), c, in[0], in[nc - 2], in[nc - 1]);
       },
@@ -184,14 +164,16 @@ Problem analytic_adaseednorm(const norm::adaseednorm::Config& c) {
 }
 
 Problem tape_adaseednorm_problem(const norm::adaseednorm::Config& c) {
-  const std::size_t nc = ada_inputs(c).size();
-  return Problem::from_tape("tape adaseednorm", ada_inputs(c), [c, nc](auto& t, const auto& v) {
-    std::size_t i = 1;
-    using V = std::decay_t<decltype(v[0])>;
-    const V alpha = c.alpha != AlphaForm::none ? v[i++] : V{};
-    const V beta = c.beta != BetaForm::none ? v[i++] : V{};
-    return tape_adaseednorm(t, v[0], alpha, beta, v[nc - 2], v[nc - 1], c);
-  });
+  const std::size_t nc = spec::names(norm::adaseednorm::inputs(c)).size();
+  return Problem::from_tape("tape adaseednorm", spec::names(norm::adaseednorm::inputs(c)),
+                            [c, nc](auto& t, const auto& v) {
+                              std::size_t i = 1;
+                              using V = std::decay_t<decltype(v[0])>;
+                              const V alpha = c.alpha != AlphaForm::none ? v[i++] : V{};
+                              const V beta = c.beta != BetaForm::none ? v[i++] : V{};
+                              return tape_adaseednorm(t, v[0], alpha, beta, v[nc - 2], v[nc - 1],
+                                                      c);
+                            });
 }
 
 }  // namespace scaleref::autodiff

@@ -57,9 +57,9 @@ std::vector<std::string> hg_inputs(int branches) {
 }  // namespace
 
 std::vector<std::string> scalevec_inputs(Strategy s) {
-  std::vector<std::string> names{"x", "W"};
-  for (std::string_view v : scalevec::scale_vectors(s)) names.emplace_back(v);
-  return names;
+  scalevec::Config c;
+  c.strategy = s;
+  return spec::names(scalevec::inputs(c));
 }
 
 Problem analytic_scalevec(const scalevec::Config& c) {

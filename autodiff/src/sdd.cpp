@@ -9,7 +9,7 @@ using ScalarOf = typename std::decay_t<In>::value_type::Scalar;
 
 verify::Problem analytic_linear() {
   return verify::Problem::make(
-      "linear", {"x", "W"},
+      "linear", spec::names(linear::inputs()),
       [](const auto& in) { return linear::forward<ScalarOf<decltype(in)>>({in[1]}, in[0]); },
       [](const auto& in, const auto& dy) {
         using S = ScalarOf<decltype(in)>;
@@ -22,12 +22,13 @@ verify::Problem analytic_linear() {
 
 verify::Problem tape_linear_problem() {
   return verify::Problem::from_tape(
-      "tape linear", {"x", "W"}, [](auto& t, const auto& v) { return tape_linear(t, v[0], v[1]); });
+      "tape linear", spec::names(linear::inputs()),
+      [](auto& t, const auto& v) { return tape_linear(t, v[0], v[1]); });
 }
 
 verify::Problem analytic_sdd(const sdd::Config& c) {
   return verify::Problem::make(
-      "sdd", {"x", "V", "alpha"},
+      "sdd", spec::names(sdd::inputs(c)),
       [c](const auto& in) {
         return sdd::forward<ScalarOf<decltype(in)>>({in[1], in[2]}, c, in[0]);
       },
@@ -41,9 +42,9 @@ verify::Problem analytic_sdd(const sdd::Config& c) {
 }
 
 verify::Problem tape_sdd_problem(const sdd::Config& c) {
-  return verify::Problem::from_tape("tape sdd", {"x", "V", "alpha"}, [c](auto& t, const auto& v) {
-    return tape_sdd(t, v[0], v[1], v[2], c);
-  });
+  return verify::Problem::from_tape(
+      "tape sdd", spec::names(sdd::inputs(c)),
+      [c](auto& t, const auto& v) { return tape_sdd(t, v[0], v[1], v[2], c); });
 }
 
 }  // namespace scaleref::autodiff

@@ -26,7 +26,6 @@
 #include <scaleref/norm/seednorm.hpp>
 
 #include "families.hpp"
-#include "to_reference.hpp"
 
 namespace scaleref::cuda::check {
 
@@ -177,15 +176,13 @@ void dyt_case(Report& r, const Shape& s) {
   expect_padding(r, label<T>("dyt", s, "dx padding"), DX);
 }
 
-const char* alpha_name(seednorm::AlphaForm a) {
-  return a == seednorm::AlphaForm::vector   ? ""
-         : a == seednorm::AlphaForm::scalar ? "/alpha-scalar"
-                                            : "/alpha-none";
+// A case's name: the forms that are not the default, by their spec names.
+std::string alpha_name(seednorm::AlphaForm a) {
+  return a == seednorm::Config{}.alpha ? "" : std::string("/alpha-") + norm::seednorm::name(a);
 }
 
-const char* activation_name(seednorm::Activation a) {
-  constexpr const char* names[] = {"", "/sigmoid", "/hardtanh", "/softsign", "/gelu", "/swish"};
-  return names[static_cast<int>(a)];
+std::string activation_name(seednorm::Activation a) {
+  return a == seednorm::Config{}.sigma ? "" : std::string("/") + norm::name(a);
 }
 
 // The terms of SeeDNorm's dx (seednorm.hpp): r g and r x_hat mean(g x_hat)
@@ -248,9 +245,9 @@ void seednorm_case(Report& r, const Shape& s, const seednorm::Config& c, bool ad
 
   norm::seednorm::Config rc;
   rc.eps = c.eps;
-  rc.sigma = to_reference(c.sigma);
+  rc.sigma = c.sigma;
   rc.heads = c.heads;
-  rc.alpha = to_reference(c.alpha);
+  rc.alpha = c.alpha;
   const MatD ref_alpha = has_alpha ? alpha : MatD();
   const std::string name = std::string(ada ? "adaseednorm" : "seednorm") +
                            (c.heads > 1 ? "/h" + std::to_string(c.heads) : "") +
@@ -359,9 +356,8 @@ void run_dtype(Report& r, bool quick) {
       c.alpha = form;
       guarded(r, "seednorm forms " + at, [&] { seednorm_case<T>(r, s, c, false); });
     }
-    for (auto a : {seednorm::Activation::sigmoid, seednorm::Activation::hardtanh,
-                   seednorm::Activation::softsign, seednorm::Activation::gelu,
-                   seednorm::Activation::swish}) {
+    for (auto a : norm::kActivations) {
+      if (a == seednorm::Config{}.sigma) continue;  // tanh: every other case
       seednorm::Config c;
       c.sigma = a;
       c.heads = 4;

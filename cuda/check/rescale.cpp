@@ -66,13 +66,7 @@ bool same_bits(const DeviceMatrix<T>& a, const DeviceMatrix<T>& b) {
   return ha.size() == hb.size() && std::memcmp(ha.data(), hb.data(), ha.size() * sizeof(T)) == 0;
 }
 
-const char* kind_name(gpu::StdKind k) {
-  return k == gpu::StdKind::population ? "population" : "unbiased";
-}
-
-ref::StdKind to_ref(gpu::StdKind k) {
-  return k == gpu::StdKind::population ? ref::StdKind::population : ref::StdKind::unbiased;
-}
+const char* kind_name(gpu::StdKind k) { return spec::name_of(metrics::kStdKinds, k); }
 
 // What every rule case shares: W on the device (NaN padding) and its rounded values.
 template <class T>
@@ -119,9 +113,9 @@ void to_target_case(Report& r, const Case<T>& c, bool zwr, gpu::StdKind kind) {
   const gpu::Outcome o = zwr ? gpu::zwr<T>(W.cview(), out.view(), target, kind, ws)
                              : gpu::tvr<T>(W.cview(), out.view(), target, kind, ws);  // in place
   synchronize();
-  const MatD want = zwr ? ref::zwr(c.w, target, to_ref(kind)) : ref::tvr(c.w, target, to_ref(kind));
+  const MatD want = zwr ? ref::zwr(c.w, target, kind) : ref::tvr(c.w, target, kind);
   c.compare(r, name, out, want);
-  const auto m = ref::moments(c.w, to_ref(kind));
+  const auto m = ref::moments(c.w, kind);
   add_statistic(r, label<T>(name.c_str(), c.s, "mean"), o.mean, m.mean, c.n, c.w_scale);
   add_statistic(r, label<T>(name.c_str(), c.s, "std"), o.before, m.std, c.n, c.w_scale);
   r.expect(o.rescaled && o.target == target, label<T>(name.c_str(), c.s, "outcome"),

@@ -195,7 +195,8 @@ void check_output(const char* where, const char* name, Rows<T> v, i64 rows, i64 
 // The strategy, heads and the parameters it reads.
 template <class T>
 void check_params(const char* where, const Params<T>& p, const Config& c, Rows<const T> x) {
-  strategy_name(c.strategy);  // an unknown strategy is an Error
+  require(spec::holds(scaleref::scalevec::kStrategyNames, c.strategy), where, "unknown strategy ",
+          static_cast<int>(c.strategy));
   check_weight(where, "W", p.W, x);
   check_eps(where, c.eps);
   const i64 d_in = x.cols, d_out = p.W.rows;

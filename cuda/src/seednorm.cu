@@ -22,62 +22,15 @@ namespace {
 
 using namespace detail;
 
-template <class A>
-__device__ inline A sigmoid(A z) {
-  return A(1) / (A(1) + exp(-z));
-}
-
-// sigma(z) (seednorm Sec. 4.3's activations; GELU in its tanh form, as the reference).
+// sigma and sigma' (scaleref/spec/seednorm.hpp, shared with the reference),
+// with GELU's constants as literals rounded to A.
 template <class A>
 __device__ inline A activate(Activation s, A z) {
-  switch (s) {
-    case Activation::tanh:
-      return tanh(z);
-    case Activation::sigmoid:
-      return sigmoid(z);
-    case Activation::hardtanh:
-      return z < A(-1) ? A(-1) : (z > A(1) ? A(1) : z);
-    case Activation::softsign:
-      return z / (A(1) + fabs(z));
-    case Activation::gelu: {
-      const A c = A(0.79788456080286535588), k = A(0.044715);  // sqrt(2 / pi)
-      return A(0.5) * z * (A(1) + tanh(c * (z + k * z * z * z)));
-    }
-    case Activation::swish:
-      return z * sigmoid(z);
-  }
-  return z;
+  return scaleref::norm::activate(s, z, scaleref::norm::gelu_literals<A>());
 }
-
-// sigma'(z); hardtanh's is 1 strictly inside (-1, 1), else 0 (the reference's rule).
 template <class A>
 __device__ inline A derivative(Activation s, A z) {
-  switch (s) {
-    case Activation::tanh: {
-      const A t = tanh(z);
-      return A(1) - t * t;
-    }
-    case Activation::sigmoid: {
-      const A p = sigmoid(z);
-      return p * (A(1) - p);
-    }
-    case Activation::hardtanh:
-      return (z > A(-1) && z < A(1)) ? A(1) : A(0);
-    case Activation::softsign: {
-      const A d = A(1) + fabs(z);
-      return A(1) / (d * d);
-    }
-    case Activation::gelu: {
-      const A c = A(0.79788456080286535588), k = A(0.044715);
-      const A t = tanh(c * (z + k * z * z * z));
-      return A(0.5) * (A(1) + t) + A(0.5) * z * (A(1) - t * t) * c * (A(1) + A(3) * k * z * z);
-    }
-    case Activation::swish: {
-      const A p = sigmoid(z);
-      return p + z * p * (A(1) - p);
-    }
-  }
-  return A(1);
+  return scaleref::norm::activate_derivative(s, z, scaleref::norm::gelu_literals<A>());
 }
 
 // What both directions read besides x and dy.

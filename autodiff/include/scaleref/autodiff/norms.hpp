@@ -5,9 +5,9 @@
 //   tape_*      the same function composed from tape primitives; its backward
 //               is the tape's reverse sweep, never a call into reference/
 //
-// A problem's inputs are x followed by the method's parameters in kParams
-// order, skipping those the config removes (AdaSeeDNorm: x, alpha, beta,
-// gamma(c), eta(c)); its output is y.
+// A problem's inputs are the spec's inputs(c) (scaleref/spec/): x, then the
+// parameters the config has (AdaSeeDNorm: x, alpha, beta, gamma(c), eta(c));
+// its output is y.
 #pragma once
 
 #include <scaleref/autodiff/tape.hpp>

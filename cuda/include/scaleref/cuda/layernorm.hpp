@@ -16,11 +16,12 @@
 
 #include <scaleref/cuda/buffer.hpp>
 #include <scaleref/cuda/types.hpp>
+#include <scaleref/spec/layernorm.hpp>
 
 namespace scaleref::cuda::layernorm {
 
 struct Config {
-  double eps = 1e-5;
+  double eps = scaleref::norm::layernorm::Config{}.eps;
 };
 
 template <class T>

@@ -61,14 +61,12 @@
 
 #include <scaleref/cuda/buffer.hpp>
 #include <scaleref/cuda/types.hpp>
+#include <scaleref/spec/rescale.hpp>
 
 namespace scaleref::cuda::rescale {
 
-// Which standard deviation sigma(W) is (as the reference's rescale::StdKind).
-enum class StdKind {
-  population,  // sqrt(sum (w - mu)^2 / n): the paper's sigma(W) read as the entries' std
-  unbiased     // sqrt(sum (w - mu)^2 / (n - 1)): torch.std, the authors' code
-};
+// Which standard deviation sigma(W) is: scaleref/spec/rescale.hpp.
+using scaleref::metrics::StdKind;
 
 struct Moments {
   double mean = 0;  // mu(W)

@@ -24,11 +24,12 @@
 
 #include <scaleref/cuda/buffer.hpp>
 #include <scaleref/cuda/types.hpp>
+#include <scaleref/spec/rmsnorm.hpp>
 
 namespace scaleref::cuda::rmsnorm {
 
 struct Config {
-  double eps = 1e-6;
+  double eps = scaleref::norm::rmsnorm::Config{}.eps;
   int heads = 1;  // normalize each of `heads` equal column blocks separately
 };
 

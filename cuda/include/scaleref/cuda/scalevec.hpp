@@ -42,12 +42,12 @@
 #include <scaleref/cuda/buffer.hpp>
 #include <scaleref/cuda/rmsnorm.hpp>
 #include <scaleref/cuda/types.hpp>
-#include <scaleref/scalevec/strategy.hpp>
+#include <scaleref/spec/scalevec.hpp>
 #include <vector>
 
 namespace scaleref::cuda::scalevec {
 
-// The reference's strategies, names and parameter rules (one header, no Eigen).
+// The strategies, their names and parameter rules: scaleref/spec/scalevec.hpp.
 using scaleref::scalevec::kStrategies;
 using scaleref::scalevec::Strategy;
 using scaleref::scalevec::strategy_name;
@@ -55,9 +55,10 @@ using scaleref::scalevec::uses_a;
 using scaleref::scalevec::uses_g;
 
 struct Config {
-  Strategy strategy = Strategy::standard;
-  double eps = 1e-6;
-  int heads = 1;  // DNP only: n_h's column blocks; must divide d_out
+  Strategy strategy = scaleref::scalevec::Config{}.strategy;
+  double eps = scaleref::scalevec::Config{}.eps;
+  int heads = static_cast<int>(
+      scaleref::scalevec::Config{}.heads);  // DNP only: n_h's column blocks; must divide d_out
 };
 
 // Device pointers; those the strategy does not read may stay nullptr.

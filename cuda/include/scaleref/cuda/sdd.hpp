@@ -18,11 +18,12 @@
 #include <scaleref/cuda/buffer.hpp>
 #include <scaleref/cuda/rmsnorm.hpp>
 #include <scaleref/cuda/types.hpp>
+#include <scaleref/spec/sdd.hpp>
 
 namespace scaleref::cuda::sdd {
 
 struct Config {
-  double eps = 0;
+  double eps = scaleref::sdd::Config{}.eps;
 };
 
 template <class T>

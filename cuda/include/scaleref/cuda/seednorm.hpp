@@ -28,17 +28,19 @@
 
 #include <scaleref/cuda/buffer.hpp>
 #include <scaleref/cuda/types.hpp>
+#include <scaleref/spec/seednorm.hpp>
 
 namespace scaleref::cuda::seednorm {
 
-enum class Activation { tanh, sigmoid, hardtanh, softsign, gelu, swish };  // as the reference's
-enum class AlphaForm { vector, scalar, none };
+// The activations, their formulas and the alpha forms: scaleref/spec/seednorm.hpp.
+using scaleref::norm::Activation;
+using scaleref::norm::seednorm::AlphaForm;
 
 struct Config {
-  double eps = 1e-6;
-  Activation sigma = Activation::tanh;
-  int heads = 1;  // multi-head SeeDNorm (eq. 7) when > 1
-  AlphaForm alpha = AlphaForm::vector;
+  double eps = scaleref::norm::seednorm::Config{}.eps;
+  Activation sigma = scaleref::norm::seednorm::Config{}.sigma;
+  int heads = scaleref::norm::seednorm::Config{}.heads;  // multi-head SeeDNorm (eq. 7) when > 1
+  AlphaForm alpha = scaleref::norm::seednorm::Config{}.alpha;
 };
 
 template <class T>

@@ -57,6 +57,7 @@
 #include <scaleref/error.hpp>
 #include <scaleref/metrics/common.hpp>
 #include <scaleref/metrics/weights.hpp>
+#include <scaleref/spec/rescale.hpp>
 #include <scaleref/types.hpp>
 
 namespace scaleref::rescale {
@@ -242,38 +243,7 @@ Mat<S> tvr_authors_code(const Mat<S>& W, double sigma_target, double threshold =
 
 // ---- The schedule: when and how a trainer rescales --------------------------
 
-enum class Method { UWR, ZWR, TVR };
-enum class Form { paper, authors_code };  // which TVR: eq. 21, or the authors' code
-
-// What a trainer applies to each decoder-layer weight matrix after optimizer
-// steps k, 2k, 3k, ... (step = the number of optimizer steps taken, counted
-// from 1: Lightning's global_step after the update, which the authors' callback
-// reads). Build one with the named constructors below.
-struct Schedule {
-  Method method = Method::TVR;
-  Form form = Form::paper;     // TVR only: Form::authors_code = unbiased std + threshold
-  long every_k_steps = 0;      // k; no default (the paper gives 1BT of tokens, the code 50)
-  double sigma_target = 0.01;  // TVR's sigma_target, ZWR's sigma_init; unused by UWR
-  double threshold = 1.2;      // Form::authors_code only
-  bool depth_scaled = false;   // target sigma_target / sqrt(l) at decoder layer l (ZWR, TVR)
-
-  // UWR (eq. 17) every k steps ("after a specified number of optimization steps").
-  static Schedule uwr(long k) { return {Method::UWR, Form::paper, k, 0.0, 1.2, false}; }
-  // ZWR (eq. 19-20) every k steps (k = one epoch's steps in its original form);
-  // depth_scaled gives LIR's sigma_init / sqrt(l).
-  static Schedule zwr(double sigma_init, long k, bool depth_scaled = false) {
-    return {Method::ZWR, Form::paper, k, sigma_init, 1.2, depth_scaled};
-  }
-  // TVR as the paper writes it (eq. 21): unconditional, population std.
-  static Schedule tvr(double sigma_target, long k, bool depth_scaled = false) {
-    return {Method::TVR, Form::paper, k, sigma_target, 1.2, depth_scaled};
-  }
-  // TVR as the authors' code runs it: unbiased std, shrink only above threshold.
-  static Schedule tvr_authors_code(double sigma_target, long k = 50, double threshold = 1.2,
-                                   bool depth_scaled = false) {
-    return {Method::TVR, Form::authors_code, k, sigma_target, threshold, depth_scaled};
-  }
-};
+// Method, Form and Schedule: scaleref/spec/rescale.hpp.
 
 // Throws Error (naming `where`) unless s is complete and consistent.
 inline void check_schedule(const char* where, const Schedule& s) {

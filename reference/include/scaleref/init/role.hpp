@@ -1,7 +1,9 @@
 // Where a weight matrix sits in a decoder-only transformer: the one list of
-// roles the initializers (init/initializers.hpp), SDD's alpha rule
-// (sdd/init.hpp) and the model share.
+// roles, with their names, that the initializers (init/initializers.hpp), SDD's
+// alpha rule (sdd/init.hpp), the model and the command-line tool share.
 #pragma once
+
+#include <scaleref/spec/common.hpp>
 
 namespace scaleref::init {
 
@@ -21,29 +23,17 @@ enum class Role {
   ffn_output,
 };
 
-inline const char* role_name(Role r) {
-  switch (r) {
-    case Role::embedding:
-      return "embedding";
-    case Role::query:
-      return "query";
-    case Role::key:
-      return "key";
-    case Role::value:
-      return "value";
-    case Role::attention_output:
-      return "attention_output";
-    case Role::gate:
-      return "gate";
-    case Role::up:
-      return "up";
-    case Role::ffn_output:
-      return "ffn_output";
-    case Role::head:
-      return "head";
-  }
-  return "?";
-}
+inline constexpr spec::NameTable<Role, 9> kRoles{{{Role::embedding, "embedding"},
+                                                  {Role::head, "head"},
+                                                  {Role::query, "query"},
+                                                  {Role::key, "key"},
+                                                  {Role::value, "value"},
+                                                  {Role::attention_output, "attention_output"},
+                                                  {Role::gate, "gate"},
+                                                  {Role::up, "up"},
+                                                  {Role::ffn_output, "ffn_output"}}};
+
+constexpr const char* role_name(Role r) { return spec::name_of(kRoles, r); }
 
 inline bool in_decoder_layer(Role r) { return r != Role::embedding && r != Role::head; }
 

@@ -6,6 +6,7 @@
 
 #include <scaleref/linalg.hpp>
 #include <scaleref/norm/common.hpp>
+#include <scaleref/spec/linear.hpp>
 
 namespace scaleref::linear {
 

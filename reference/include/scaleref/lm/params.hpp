@@ -177,7 +177,7 @@ inline bool scale_vector_decay(const Config& c, std::string_view name) {
 }
 
 template <std::size_t N>
-bool module_decay(const std::array<norm::ParamSpec, N>& specs, std::string_view name) {
+bool module_decay(const std::array<spec::Tensor, N>& specs, std::string_view name) {
   for (const auto& s : specs)
     if (s.name == name) return s.weight_decay;
   fail("lm::module_decay: no parameter '", name, "' in the module's kParams");

@@ -30,15 +30,13 @@
 #include <optional>
 #include <scaleref/linalg.hpp>
 #include <scaleref/metrics/common.hpp>
+#include <scaleref/spec/rescale.hpp>
 
 namespace scaleref::metrics {
 
 // ---- mean and standard deviation ---------------------------------------------
 
-enum class StdKind {
-  population,  // divide by mn
-  unbiased     // divide by mn - 1 (torch.std; the rescale authors' code)
-};
+// StdKind (population: divide by mn; unbiased: by mn - 1): scaleref/spec/rescale.hpp.
 
 template <class S>
 struct MeanStd {

@@ -11,10 +11,11 @@
 #pragma once
 
 #include <scaleref/norm/seednorm.hpp>
+#include <scaleref/spec/seednorm.hpp>
 
 namespace scaleref::norm::adaseednorm {
 
-using Config = seednorm::Config;
+// Config (SeeDNorm's), kParams, kConditions: scaleref/spec/seednorm.hpp.
 
 template <class S>
 struct Params {
@@ -26,8 +27,6 @@ Params<S> init(Eigen::Index d, const Config& c = {}) {
   const seednorm::Params<S> p = seednorm::init<S>(d, c);
   return {p.alpha, p.beta};
 }
-
-inline constexpr std::array<ParamSpec, 2> kParams{seednorm::kParams[0], seednorm::kParams[1]};
 
 template <class S>
 struct Cache {

@@ -1,6 +1,6 @@
 // What every normalization layer shares: input validation with messages that
-// name the function, the per-row RMS statistic, and the weight-decay data the
-// optimizer reads.
+// name the function and the per-row RMS statistic. (Each layer's settings and
+// weight-decay data are in its spec header, scaleref/spec/.)
 #pragma once
 
 #include <cmath>
@@ -10,14 +10,6 @@
 #include <string_view>
 
 namespace scaleref::norm {
-
-// One learnable parameter of a method: its name as the paper writes it and
-// whether the paper puts it under weight decay (with where it says so).
-struct ParamSpec {
-  std::string_view name;
-  bool weight_decay;
-  std::string_view source;
-};
 
 using scaleref::all_finite;
 

@@ -11,13 +11,11 @@
 #include <cmath>
 #include <scaleref/norm/common.hpp>
 #include <scaleref/rows.hpp>
+#include <scaleref/spec/dyt.hpp>
 
 namespace scaleref::norm::dyt {
 
-struct Config {
-  bool bias = true;
-  double alpha_init = 0.5;  // the DyT authors' default
-};
+// Config and kParams (the weight-decay data): scaleref/spec/dyt.hpp.
 
 template <class S>
 struct Params {
@@ -31,11 +29,6 @@ Params<S> init(Eigen::Index d, const Config& c = {}) {
   return {Mat<S>::Constant(1, 1, S(c.alpha_init)), Mat<S>::Ones(1, d),
           c.bias ? Mat<S>(Mat<S>::Zero(1, d)) : Mat<S>()};
 }
-
-inline constexpr std::array<ParamSpec, 3> kParams{
-    ParamSpec{"alpha", false, "not stated by the papers; treated like a norm parameter"},
-    ParamSpec{"gamma", false, "norm gains carry no weight decay in the papers' setups"},
-    ParamSpec{"beta", false, "biases carry no weight decay in the papers' setups"}};
 
 template <class S>
 struct Cache {

@@ -8,13 +8,11 @@
 #include <cmath>
 #include <scaleref/norm/common.hpp>
 #include <scaleref/rows.hpp>
+#include <scaleref/spec/layernorm.hpp>
 
 namespace scaleref::norm::layernorm {
 
-struct Config {
-  double eps = 1e-5;
-  bool bias = true;  // beta present
-};
+// Config and kParams (the weight-decay data): scaleref/spec/layernorm.hpp.
 
 template <class S>
 struct Params {
@@ -27,10 +25,6 @@ template <class S>
 Params<S> init(Eigen::Index d, const Config& c = {}) {
   return {Mat<S>::Ones(1, d), c.bias ? Mat<S>(Mat<S>::Zero(1, d)) : Mat<S>()};
 }
-
-inline constexpr std::array<ParamSpec, 2> kParams{
-    ParamSpec{"gamma", false, "norm gains carry no weight decay in the papers' setups"},
-    ParamSpec{"beta", false, "biases carry no weight decay in the papers' setups"}};
 
 template <class S>
 struct Cache {

@@ -9,12 +9,11 @@
 #include <array>
 #include <scaleref/norm/common.hpp>
 #include <scaleref/rows.hpp>
+#include <scaleref/spec/rmsnorm.hpp>
 
 namespace scaleref::norm::rmsnorm {
 
-struct Config {
-  double eps = 1e-6;
-};
+// Config and kParams (the weight-decay data): scaleref/spec/rmsnorm.hpp.
 
 template <class S>
 struct Params {
@@ -26,9 +25,6 @@ template <class S>
 Params<S> init(Eigen::Index d) {
   return {Mat<S>::Ones(1, d)};
 }
-
-inline constexpr std::array<ParamSpec, 1> kParams{ParamSpec{
-    "gamma", false, "norm gains carry no weight decay in any of the five papers' setups"}};
 
 template <class S>
 struct Cache {

@@ -28,21 +28,11 @@
 #include <scaleref/norm/activation.hpp>
 #include <scaleref/norm/common.hpp>
 #include <scaleref/rows.hpp>
+#include <scaleref/spec/seednorm.hpp>
 
 namespace scaleref::norm::seednorm {
 
-enum class AlphaForm { vector, scalar, none };
-enum class BetaForm { dot, elementwise, none };
-
-struct Config {
-  double eps = 1e-6;
-  Activation sigma = Activation::tanh;
-  int heads = 1;  // multi-head SeeDNorm (eq. 7) when > 1; needs BetaForm::dot or none
-  AlphaForm alpha = AlphaForm::vector;
-  BetaForm beta = BetaForm::dot;
-  bool gamma = true;
-  double alpha_init = 1.0;
-};
+// Config, AlphaForm, BetaForm, kParams (the weight-decay data): scaleref/spec/seednorm.hpp.
 
 template <class S>
 struct Params {
@@ -60,11 +50,6 @@ Params<S> init(Eigen::Index d, const Config& c = {}) {
   if (c.gamma) p.gamma = Mat<S>::Ones(1, d);
   return p;
 }
-
-inline constexpr std::array<ParamSpec, 3> kParams{
-    ParamSpec{"alpha", true, "seednorm Sec. 3.1: 'we also add weight decay to alpha and beta'"},
-    ParamSpec{"beta", true, "seednorm Sec. 3.1: 'we also add weight decay to alpha and beta'"},
-    ParamSpec{"gamma", false, "seednorm: gamma is RMSNorm's gain and keeps its no-decay rule"}};
 
 template <class S>
 struct Cache {

@@ -49,16 +49,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-
-#if defined(__CUDACC__)
-#ifndef SCALEREF_HOST_DEVICE
-#define SCALEREF_HOST_DEVICE __host__ __device__
-#endif
-#else
-#ifndef SCALEREF_HOST_DEVICE
-#define SCALEREF_HOST_DEVICE
-#endif
-#endif
+#include <scaleref/host_device.hpp>
 
 #if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD != 0
 #error \

@@ -31,18 +31,14 @@
 #include <scaleref/linalg.hpp>
 #include <scaleref/norm/common.hpp>
 #include <scaleref/rows.hpp>
-#include <scaleref/scalevec/strategy.hpp>
+#include <scaleref/spec/scalevec.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace scaleref::scalevec {
 
-struct Config {
-  Strategy strategy = Strategy::standard;
-  double eps = 1e-6;
-  Eigen::Index heads = 1;  // DNP only: n_h's blocks; must divide d_out
-};
+// Strategy, Config, Placement, DecayPolicy, kScaleVectors: scaleref/spec/scalevec.hpp.
 
 // The parameters a strategy does not read may stay empty.
 template <class S>
@@ -71,31 +67,6 @@ Params<S> init(Strategy s, Mat<S> W) {
 
 // ---- Input-Norm / Output-Norm, and the weight-decay policy ------------------------------
 
-enum class Placement { input_norm, output_norm };
-
-struct ScaleVectorSpec {
-  std::string_view name;
-  Placement placement;
-  std::string_view role;
-};
-
-// Every named scale vector of this header (project's reading of the paper's
-// classification): Input-Norm vectors feed a linear map, Output-Norm ones scale
-// its output.
-inline constexpr std::array<ScaleVectorSpec, 9> kScaleVectors{
-    ScaleVectorSpec{"g", Placement::input_norm, "scales n(x) before W (standard, DP, DNP)"},
-    ScaleVectorSpec{"a", Placement::output_norm, "scales W's output (AP, DP, DNP)"},
-    ScaleVectorSpec{"r", Placement::input_norm, "MD magnitude of the input-side g"},
-    ScaleVectorSpec{"u", Placement::input_norm, "MD direction of the input-side g"},
-    ScaleVectorSpec{"g_q", Placement::input_norm, "HG: query branch's input-side g"},
-    ScaleVectorSpec{"g_k", Placement::input_norm, "HG: key branch's input-side g"},
-    ScaleVectorSpec{"g_v", Placement::input_norm, "HG: value branch's input-side g"},
-    ScaleVectorSpec{"g_gate", Placement::input_norm, "HG: FFN gate branch's input-side g"},
-    ScaleVectorSpec{"g_up", Placement::input_norm, "HG: FFN up branch's input-side g"}};
-
-// IWD: decay Input-Norm vectors, not Output-Norm ones (README "IWD").
-enum class DecayPolicy { iwd, decay_all, decay_none };
-
 inline Placement placement_of(std::string_view name) {
   for (const auto& v : kScaleVectors)
     if (v.name == name) return v.placement;
@@ -119,12 +90,11 @@ inline bool decayed(DecayPolicy policy, std::string_view name) {
   fail("scalevec::decayed: unknown policy");
 }
 
-// The scale vectors a strategy learns, by name.
+// The scale vectors a strategy learns, by name (spec params() without W).
 inline std::vector<std::string_view> scale_vectors(Strategy s) {
   std::vector<std::string_view> out;
-  if (uses_g(s)) out.push_back("g");
-  if (uses_a(s)) out.push_back("a");
-  if (s == Strategy::md) out.insert(out.end(), {"r", "u"});
+  for (const spec::Tensor& t : params(s))
+    if (t.name != kW.name) out.push_back(t.name);
   return out;
 }
 

@@ -21,6 +21,7 @@
 #include <scaleref/init/role.hpp>
 #include <scaleref/random/stream.hpp>
 #include <scaleref/sampling.hpp>
+#include <scaleref/spec/sdd.hpp>
 #include <scaleref/types.hpp>
 
 namespace scaleref::sdd {
@@ -29,8 +30,7 @@ namespace scaleref::sdd {
 // output projections (attention output, FFN output) and 1 to every other map.
 using init::Role;
 
-enum class AlphaRule { paper, authors_code };  // 1/sqrt(L) or 1/sqrt(2L) on the output projections
-enum class VReading { std, variance };
+// AlphaRule, VReading: scaleref/spec/sdd.hpp.
 
 // The initial value of every entry of alpha, for a model with n_layers layers.
 inline double alpha_init(Role role, int n_layers, AlphaRule rule = AlphaRule::paper) {

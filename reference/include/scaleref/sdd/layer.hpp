@@ -13,24 +13,17 @@
 #include <scaleref/linalg.hpp>
 #include <scaleref/norm/common.hpp>
 #include <scaleref/rows.hpp>
+#include <scaleref/spec/sdd.hpp>
 
 namespace scaleref::sdd {
 
-struct Config {
-  double eps = 0;
-  static Config paper() { return {0.0}; }
-  static Config authors_code(double eps = 1e-6) { return {eps}; }
-};
+// Config and kParams (the weight-decay data): scaleref/spec/sdd.hpp.
 
 template <class S>
 struct Params {
   Mat<S> V;      // [d_out, d_in]: the direction ("distribution")
   Mat<S> alpha;  // [1, d_out]: the scale
 };
-
-inline constexpr std::array<norm::ParamSpec, 2> kParams{
-    norm::ParamSpec{"V", true, "a linear map's weight: decayed like any weight matrix"},
-    norm::ParamSpec{"alpha", true, "the authors' code decays alpha (the paper does not say)"}};
 
 template <class S>
 struct Cache {
