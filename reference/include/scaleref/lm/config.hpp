@@ -81,58 +81,13 @@
 #include <scaleref/lm/options.hpp>
 #include <scaleref/scalevec/linear.hpp>
 #include <scaleref/sdd/init.hpp>
+#include <scaleref/spec/lm.hpp>
 #include <string>
 
 namespace scaleref::lm {
 
-enum class NormKind { rmsnorm, layernorm, dyt, seednorm, seednorm_mh };
-enum class Placement { pre, post, none };
-enum class ScaleVectors { none, standard, hg, ap, dp, dnp, md };
-enum class SddNorm { rmsnorm, layernorm };
-enum class InitMethod {
-  gaussian,
-  xavier_normal,
-  xavier_uniform,
-  kaiming_normal,
-  kaiming_uniform,
-  ds_init,
-  gamma
-};
-
-// The seven projections of a decoder layer, in parameter order.
-enum class Proj { q, k, v, o, gate, up, down };
-inline constexpr std::array<Proj, 7> kProjs{Proj::q,    Proj::k,  Proj::v,   Proj::o,
-                                            Proj::gate, Proj::up, Proj::down};
-
-inline const char* proj_name(Proj p) {
-  constexpr std::array<const char*, 7> names{"q", "k", "v", "o", "gate", "up", "down"};
-  return names[static_cast<int>(p)];
-}
-inline bool in_attention(Proj p) {
-  return p == Proj::q || p == Proj::k || p == Proj::v || p == Proj::o;
-}
-// The maps that read a norm's output (Pre-Norm), where scale vectors act.
-inline bool reads_norm(Proj p) { return p != Proj::o && p != Proj::down; }
-
-inline const char* norm_name(NormKind k) {
-  constexpr std::array<const char*, 5> names{"rmsnorm", "layernorm", "dyt", "seednorm",
-                                             "seednorm_mh"};
-  return names[static_cast<int>(k)];
-}
-inline const char* placement_name(Placement p) {
-  constexpr std::array<const char*, 3> names{"pre", "post", "none"};
-  return names[static_cast<int>(p)];
-}
-inline const char* scale_vectors_name(ScaleVectors s) {
-  constexpr std::array<const char*, 7> names{"none", "standard", "HG", "AP", "DP", "DNP", "MD"};
-  return names[static_cast<int>(s)];
-}
-inline bool uses_shared_g(ScaleVectors s) {
-  return s == ScaleVectors::standard || s == ScaleVectors::dp || s == ScaleVectors::dnp;
-}
-inline bool uses_output_a(ScaleVectors s) {
-  return s == ScaleVectors::ap || s == ScaleVectors::dp || s == ScaleVectors::dnp;
-}
+// NormKind, Placement, SddNorm, ScaleVectors, InitMethod, Proj and their names:
+// scaleref/spec/lm.hpp.
 
 struct Config {
   // shape
@@ -245,30 +200,21 @@ inline Config parse_config(Options& o) {
   c.n_heads = o.get_int("n_heads", c.n_heads);
   c.d_ff = o.get_int("d_ff", c.d_ff);
   c.max_seq = o.get_int("max_seq", c.max_seq);
-  c.norm = o.get_choice("norm", c.norm,
-                        {{"rmsnorm", NormKind::rmsnorm},
-                         {"layernorm", NormKind::layernorm},
-                         {"dyt", NormKind::dyt},
-                         {"seednorm", NormKind::seednorm},
-                         {"seednorm_mh", NormKind::seednorm_mh}});
+  c.norm = o.get_choice("norm", c.norm, kNormKinds);
   c.norm_eps = o.get_double("norm_eps", c.norm_eps);
   c.norm_heads = o.get_int("norm_heads", c.norm_heads);
   c.dyt_alpha_init = o.get_double("dyt_alpha_init", c.dyt_alpha_init);
-  c.placement =
-      o.get_choice("placement", c.placement,
-                   {{"pre", Placement::pre}, {"post", Placement::post}, {"none", Placement::none}});
+  c.placement = o.get_choice("placement", c.placement, kPlacements);
   c.final_norm = o.get_bool("final_norm", c.placement == Placement::pre);
   c.positions = o.get_bool("positions", c.positions);
   c.tie_embeddings = o.get_bool("tie_embeddings", c.tie_embeddings);
   c.gated_attention = o.get_bool("gated_attention", c.gated_attention);
   c.qk_norm = o.get_bool("qk_norm", c.qk_norm);
   c.sdd = parse_sdd_set(o.get_string("sdd", "none"));
-  const std::string sdd_norm = o.get_string("sdd_norm", "rmsnorm");
-  if (sdd_norm == "rmsnorm")
-    c.sdd_norm = SddNorm::rmsnorm;
-  else if (sdd_norm == "layernorm")
-    c.sdd_norm = SddNorm::layernorm;
-  else if (sdd_norm == "dyt" || sdd_norm == "seednorm" || sdd_norm == "seednorm_mh")
+  const std::string sdd_norm = o.get_string("sdd_norm", spec::name_of(kSddNorms, c.sdd_norm));
+  if (const auto k = spec::value_of(kSddNorms, sdd_norm))
+    c.sdd_norm = *k;
+  else if (spec::value_of(kNormKinds, sdd_norm))
     fail(
         "lm::Config: key 'sdd_norm': SDD needs a scale-invariant norm (sdd eq. 5: norm(k V x) = "
         "norm(V x)), and ",
@@ -277,29 +223,11 @@ inline Config parse_config(Options& o) {
     fail("lm::Config: key 'sdd_norm': unknown value '", sdd_norm,
          "', expected one of rmsnorm, layernorm");
   c.sdd_eps = o.get_double("sdd_eps", c.sdd_eps);
-  c.sdd_alpha_rule = o.get_choice(
-      "sdd_alpha_rule", c.sdd_alpha_rule,
-      {{"paper", sdd::AlphaRule::paper}, {"authors_code", sdd::AlphaRule::authors_code}});
-  c.scale_vectors = o.get_choice("scale_vectors", c.scale_vectors,
-                                 {{"none", ScaleVectors::none},
-                                  {"standard", ScaleVectors::standard},
-                                  {"HG", ScaleVectors::hg},
-                                  {"AP", ScaleVectors::ap},
-                                  {"DP", ScaleVectors::dp},
-                                  {"DNP", ScaleVectors::dnp},
-                                  {"MD", ScaleVectors::md}});
-  c.scale_vector_decay = o.get_choice("scale_vector_decay", c.scale_vector_decay,
-                                      {{"iwd", scalevec::DecayPolicy::iwd},
-                                       {"decay_all", scalevec::DecayPolicy::decay_all},
-                                       {"decay_none", scalevec::DecayPolicy::decay_none}});
-  c.init = o.get_choice("init", c.init,
-                        {{"gaussian", InitMethod::gaussian},
-                         {"xavier_normal", InitMethod::xavier_normal},
-                         {"xavier_uniform", InitMethod::xavier_uniform},
-                         {"kaiming_normal", InitMethod::kaiming_normal},
-                         {"kaiming_uniform", InitMethod::kaiming_uniform},
-                         {"ds_init", InitMethod::ds_init},
-                         {"gamma", InitMethod::gamma}});
+  c.sdd_alpha_rule = o.get_choice("sdd_alpha_rule", c.sdd_alpha_rule, sdd::kAlphaRules);
+  c.scale_vectors = o.get_choice("scale_vectors", c.scale_vectors, kScaleVectorChoices);
+  c.scale_vector_decay =
+      o.get_choice("scale_vector_decay", c.scale_vector_decay, scalevec::kDecayPolicies);
+  c.init = o.get_choice("init", c.init, kInitMethods);
   c.init_sigma = o.get_double("init_sigma", c.init_sigma);
   c.init_gamma = o.get_double("init_gamma", c.init_gamma);
   c.init_alpha = o.get_double("init_alpha", c.init_alpha);

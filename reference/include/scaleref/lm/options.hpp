@@ -10,10 +10,11 @@
 #include <algorithm>
 #include <cstdint>
 #include <fstream>
-#include <initializer_list>
 #include <iterator>
 #include <map>
+#include <optional>
 #include <scaleref/error.hpp>
+#include <scaleref/spec/common.hpp>
 #include <set>
 #include <string>
 #include <string_view>
@@ -145,18 +146,14 @@ class Options {
     fail("lm::Options: key '", key, "': expected true or false, got '", v, "'");
   }
 
-  // One of `names` (exact spelling): the value paired with it.
-  template <class E>
-  E get_choice(const std::string& key, E fallback,
-               std::initializer_list<std::pair<const char*, E>> names) {
+  // One of the names of `table` (exact spelling, scaleref/spec/): its value.
+  template <class E, std::size_t N>
+  E get_choice(const std::string& key, E fallback, const spec::NameTable<E, N>& table) {
     const std::string v = get_string(key, "");
     if (!has(key)) return fallback;
+    if (const std::optional<E> e = spec::value_of(table, v)) return *e;
     std::string all;
-    for (const auto& [name, value] : names) {
-      if (v == name) return value;
-      all += all.empty() ? "" : ", ";
-      all += name;
-    }
+    for (const auto& entry : table) (all += all.empty() ? "" : ", ") += entry.name;
     fail("lm::Options: key '", key, "': unknown value '", v, "', expected one of ", all);
   }
 

@@ -61,6 +61,7 @@
 #include <scaleref/error.hpp>
 #include <scaleref/lm/batch.hpp>
 #include <scaleref/random/philox.hpp>
+#include <scaleref/spec/common.hpp>
 #include <string>
 #include <vector>
 
@@ -69,11 +70,14 @@ namespace scaleref::train {
 enum class TaskKind { modular, kv_recall, grammar };
 enum class Split { train, validation };
 
-inline const char* task_name(TaskKind k) {
-  constexpr std::array<const char*, 3> names{"modular", "kv_recall", "grammar"};
-  return names[static_cast<int>(k)];
-}
-inline const char* split_name(Split s) { return s == Split::train ? "train" : "validation"; }
+inline constexpr spec::NameTable<TaskKind, 3> kTaskKinds{{{TaskKind::modular, "modular"},
+                                                          {TaskKind::kv_recall, "kv_recall"},
+                                                          {TaskKind::grammar, "grammar"}}};
+inline constexpr spec::NameTable<Split, 2> kSplits{
+    {{Split::train, "train"}, {Split::validation, "validation"}}};
+
+constexpr const char* task_name(TaskKind k) { return spec::name_of(kTaskKinds, k); }
+constexpr const char* split_name(Split s) { return spec::name_of(kSplits, s); }
 
 struct TaskConfig {
   TaskKind kind = TaskKind::modular;
@@ -457,8 +461,11 @@ inline TaskInfo info(const TaskConfig& c, std::uint64_t seed, long unigram_examp
       out.description = std::to_string(c.kv_pairs) + " pairs of " + std::to_string(c.kv_keys) +
                         " keys / " + std::to_string(c.kv_values) +
                         " values, then queries Q k -> v; loss on v";
-      for (long i = 0; i < c.kv_keys; ++i) out.tokens.push_back("k" + std::to_string(i));
-      for (long i = 0; i < c.kv_values; ++i) out.tokens.push_back("v" + std::to_string(i));
+      // (appending, not "k" + std::to_string(i): GCC 12 warns falsely on that form, bug 105329)
+      for (long i = 0; i < c.kv_keys; ++i)
+        out.tokens.push_back(std::string("k").append(std::to_string(i)));
+      for (long i = 0; i < c.kv_values; ++i)
+        out.tokens.push_back(std::string("v").append(std::to_string(i)));
       out.tokens.push_back("Q");
       out.optimal_loss = 0.0;
       break;

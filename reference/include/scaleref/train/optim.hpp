@@ -52,6 +52,7 @@
 #include <scaleref/error.hpp>
 #include <scaleref/lm/params.hpp>
 #include <scaleref/metrics/common.hpp>
+#include <scaleref/spec/common.hpp>
 #include <scaleref/types.hpp>
 #include <string>
 #include <vector>
@@ -278,6 +279,8 @@ S clip_grad_norm(lm::ParamStore<S>& grads, double max_norm) {
 // ---- learning-rate schedule ---------------------------------------------------------
 
 enum class LrShape { constant, cosine };
+inline constexpr spec::NameTable<LrShape, 2> kLrShapes{
+    {{LrShape::cosine, "cosine"}, {LrShape::constant, "constant"}}};
 
 struct LrSchedule {
   LrShape shape = LrShape::cosine;

@@ -73,6 +73,18 @@
 namespace scaleref::train {
 
 enum class OptimizerKind { adamw, sgd };
+inline constexpr spec::NameTable<OptimizerKind, 2> kOptimizers{
+    {{OptimizerKind::adamw, "adamw"}, {OptimizerKind::sgd, "sgd"}}};
+
+// The choices of the keys whose values name a flag or a rule.
+inline constexpr spec::NameTable<bool, 2> kModularHoldouts{{{true, "pairs"}, {false, "windows"}}};
+inline constexpr spec::NameTable<bool, 2> kSgdDecays{{{false, "coupled"}, {true, "decoupled"}}};
+// The rescale rules by the command-line tool's names (none: no rescaling).
+inline constexpr spec::NameTable<std::optional<rescale::Method>, 4> kRescaleRules{
+    {{std::nullopt, "none"},
+     {rescale::Method::TVR, "tvr"},
+     {rescale::Method::ZWR, "zwr"},
+     {rescale::Method::UWR, "uwr"}}};
 
 struct TrainConfig {
   TaskConfig task;
@@ -132,15 +144,12 @@ inline Setup parse_setup(lm::Options& o) {
   Setup s;
   TrainConfig& t = s.train;
   TaskConfig& task = t.task;
-  task.kind = o.get_choice("task", task.kind,
-                           {{"modular", TaskKind::modular},
-                            {"kv_recall", TaskKind::kv_recall},
-                            {"grammar", TaskKind::grammar}});
+  task.kind = o.get_choice("task", task.kind, kTaskKinds);
   task.seq = o.get_int("seq", task.seq);
   task.val_fraction = o.get_double("val_fraction", task.val_fraction);
   task.modulus = o.get_int("modulus", task.modulus);
   task.modular_hold_pairs =
-      o.get_choice("modular_holdout", true, {{"pairs", true}, {"windows", false}});
+      o.get_choice("modular_holdout", task.modular_hold_pairs, kModularHoldouts);
   task.kv_keys = o.get_int("kv_keys", task.kv_keys);
   task.kv_values = o.get_int("kv_values", task.kv_values);
   task.kv_pairs = o.get_int("kv_pairs", task.kv_pairs);
@@ -153,10 +162,8 @@ inline Setup parse_setup(lm::Options& o) {
   t.batch = o.get_int("batch", t.batch);
   require(t.batch >= 1, where, "key 'batch': expected >= 1, got ", t.batch);
 
-  t.optimizer = o.get_choice("optimizer", t.optimizer,
-                             {{"adamw", OptimizerKind::adamw}, {"sgd", OptimizerKind::sgd}});
-  t.schedule = o.get_choice("schedule", t.schedule,
-                            {{"cosine", LrShape::cosine}, {"constant", LrShape::constant}});
+  t.optimizer = o.get_choice("optimizer", t.optimizer, kOptimizers);
+  t.schedule = o.get_choice("schedule", t.schedule, kLrShapes);
   t.lr = o.get_double("lr", t.lr);
   require(std::isfinite(t.lr) && t.lr >= 0, where, "key 'lr': expected >= 0, got ", t.lr);
   t.min_lr = o.get_double("min_lr", t.min_lr);
@@ -185,7 +192,7 @@ inline Setup parse_setup(lm::Options& o) {
   t.sgd.nesterov = o.get_bool("nesterov", t.sgd.nesterov);
   require(!t.sgd.nesterov || t.sgd.momentum > 0, where,
           "key 'nesterov': needs momentum > 0, got momentum = ", t.sgd.momentum);
-  t.sgd.decoupled = o.get_choice("sgd_decay", false, {{"coupled", false}, {"decoupled", true}});
+  t.sgd.decoupled = o.get_choice("sgd_decay", t.sgd.decoupled, kSgdDecays);
   t.sgd.weight_decay = weight_decay;
   if (adamw) {
     for (const char* k : {"momentum", "nesterov", "sgd_decay"})
@@ -217,17 +224,11 @@ inline Setup parse_setup(lm::Options& o) {
   const std::string chosen = o.get_string("stable_rank_matrices", "");
 
   // the rescale keys (init/rescale.hpp's Schedule)
-  enum class Rescale { none, tvr, zwr, uwr };
-  const Rescale method = o.get_choice("rescale", Rescale::none,
-                                      {{"none", Rescale::none},
-                                       {"tvr", Rescale::tvr},
-                                       {"zwr", Rescale::zwr},
-                                       {"uwr", Rescale::uwr}});
+  const std::optional<rescale::Method> method =
+      o.get_choice("rescale", std::optional<rescale::Method>(), kRescaleRules);
   const long every = o.get_int("rescale_every", 0);
-  const rescale::Form form = o.get_choice(
-      "rescale_form", rescale::Form::paper,
-      {{"paper", rescale::Form::paper}, {"authors_code", rescale::Form::authors_code}});
-  const double threshold = o.get_double("rescale_threshold", 1.2);
+  const rescale::Form form = o.get_choice("rescale_form", rescale::Form::paper, rescale::kForms);
+  const double threshold = o.get_double("rescale_threshold", rescale::Schedule{}.threshold);
   const bool depth_scaled = o.get_bool("rescale_depth_scaled", false);
   const bool has_target = o.has("rescale_target");
   double target = o.get_double("rescale_target", 0.0);
@@ -242,20 +243,20 @@ inline Setup parse_setup(lm::Options& o) {
   require(s.model.max_seq >= task.seq, where,
           "key 'seq': expected seq <= max_seq = ", s.model.max_seq, ", got ", task.seq);
 
-  if (method == Rescale::none)
+  if (!method)
     for (const char* k : {"rescale_every", "rescale_form", "rescale_threshold",
                           "rescale_depth_scaled", "rescale_target"})
       require(!o.has(k), where, "key '", k, "' is given, but rescale = none");
-  if (method != Rescale::none) {
+  if (method) {
     require(every >= 1, where, "key 'rescale_every': rescale = ", o.get_string("rescale", ""),
             " needs rescale_every >= 1, got ", every);
     if (!has_target) target = s.model.init_sigma;
-    require(form == rescale::Form::paper || method == Rescale::tvr, where,
+    require(form == rescale::Form::paper || *method == rescale::Method::TVR, where,
             "key 'rescale_form': authors_code exists for tvr only");
     rescale::Schedule sch;
-    if (method == Rescale::uwr)
+    if (*method == rescale::Method::UWR)
       sch = rescale::Schedule::uwr(every);
-    else if (method == Rescale::zwr)
+    else if (*method == rescale::Method::ZWR)
       sch = rescale::Schedule::zwr(target, every, depth_scaled);
     else if (form == rescale::Form::paper)
       sch = rescale::Schedule::tvr(target, every, depth_scaled);
