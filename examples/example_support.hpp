@@ -47,20 +47,55 @@ inline Args start(int argc, char** argv, const std::string& program) {
   return a;
 }
 
+// The tiny LM's recipe shared by the seednorm and scalevec examples: a 4-layer,
+// 4-head Pre-Norm model (d_model 16 quick, else 64) trained with AdamW at lr
+// 3e-3, cosine decay and clipping at 1.0, for 10 steps (quick) or 400.
+inline train::Setup short_pre_norm_run(train::TaskKind kind, bool quick) {
+  train::TaskConfig task;
+  task.kind = kind;
+  task.seq = 32;
+  train::Setup s = train::make_setup(task);
+  s.model.n_heads = 4;
+  s.model.n_layers = 4;
+  s.model.placement = lm::Placement::pre;
+  s.model.d_model = quick ? 16 : 64;
+  train::TrainConfig& t = s.train;
+  t.optimizer = train::OptimizerKind::adamw;
+  t.lr = 3e-3;
+  t.schedule = train::LrShape::cosine;
+  t.clip = 1.0;
+  t.eval_batches = 4;
+  t.stable_rank_iterations = 5;  // stable rank is not used there
+  t.steps = quick ? 10 : 400;
+  t.warmup = quick ? 2 : 20;
+  t.eval_every = quick ? 5 : 20;
+  return s;
+}
+
+// The cells of one CSV line, in order; an empty cell (a column not measured on
+// that row) is kept.
+inline std::vector<std::string> csv_cells(const std::string& line) {
+  std::vector<std::string> out;
+  std::size_t pos = 0;
+  while (pos <= line.size()) {
+    const std::size_t end = std::min(line.find(',', pos), line.size());
+    out.push_back(line.substr(pos, end - pos));
+    pos = end + 1;
+  }
+  return out;
+}
+
 // A CSV the trainer wrote, as columns by name (cells as text; empty: not measured).
 inline std::map<std::string, std::vector<std::string>> read_csv(const std::filesystem::path& path) {
   std::ifstream in(path);
   std::string line;
   std::getline(in, line);
-  const std::vector<std::string> header = train::detail::split_commas(line);
+  const std::vector<std::string> header = csv_cells(line);
   std::map<std::string, std::vector<std::string>> cols;
   while (std::getline(in, line)) {
-    std::size_t pos = 0, k = 0;
-    while (pos <= line.size() && k < header.size()) {
-      const std::size_t end = std::min(line.find(',', pos), line.size());
-      cols[header[k++]].push_back(line.substr(pos, end - pos));
-      pos = end + 1;
-    }
+    const std::vector<std::string> row = csv_cells(line);
+    for (std::size_t k = 0; k < header.size() && k < row.size(); ++k)
+      cols[header[k]].push_back(row[k]);
   }
   return cols;
 }

@@ -41,6 +41,8 @@
 namespace {
 
 namespace train = scaleref::train;
+namespace lm = scaleref::lm;
+namespace rescale = scaleref::rescale;
 using scaleref::examples::read_csv;
 
 // One training run: the initial std and whether LIR and TVR are on.
@@ -59,24 +61,33 @@ constexpr const char* kTvrTarget = "0.01";  // the paper's best pair: sigma_init
 constexpr long kTvrEvery = 50;              // the authors' code's default k
 constexpr long kTvrEveryQuick = 5;
 
-std::string setup_text(const Variant& v, long every, bool quick) {
-  std::string t =
-      "task = grammar\nseq = 32\nbatch = 8\n"
-      "d_model = 64\nn_heads = 4\n"
-      "n_layers = " +
-      std::to_string(kLayers) +
-      "\n"
-      "optimizer = adamw\nlr = 3e-3\nschedule = constant\nweight_decay = 0.3\n"
-      "eval_batches = 2\nstable_rank_iterations = 5\n"  // stable rank is not used here
-      "init = gaussian\n";
-  t += std::string("init_sigma = ") + v.sigma + "\n";
-  t += std::string("lir = ") + (v.lir ? "true" : "false") + "\n";
-  if (v.tvr)
-    t += "rescale = tvr\nrescale_every = " + std::to_string(every) +
-         "\nrescale_target = " + kTvrTarget + "\n";
-  t += quick ? "steps = 12\nlog_every = 4\neval_every = 12\n"
-             : "steps = 400\nlog_every = 5\neval_every = 100\n";
-  return t;
+// The run of one variant, built field by field (train::make_setup fits the
+// model to the task).
+train::Setup setup_for(const Variant& v, long every, bool quick) {
+  train::TaskConfig task;
+  task.kind = train::TaskKind::grammar;
+  task.seq = 32;
+  train::Setup s = train::make_setup(task);
+  s.model.d_model = 64;
+  s.model.n_heads = 4;
+  s.model.n_layers = kLayers;
+  s.model.init = lm::InitMethod::gaussian;
+  s.model.init_sigma = std::stod(v.sigma);
+  s.model.lir = v.lir;
+  train::TrainConfig& t = s.train;
+  t.batch = 8;
+  t.optimizer = train::OptimizerKind::adamw;
+  t.lr = 3e-3;
+  t.schedule = train::LrShape::constant;
+  t.adamw.weight_decay = 0.3;
+  t.eval_batches = 2;
+  t.stable_rank_iterations = 5;  // stable rank is not used here
+  if (v.tvr) t.rescale = rescale::Schedule::tvr(std::stod(kTvrTarget), every);
+  t.steps = quick ? 12 : 400;
+  t.log_every = quick ? 4 : 5;
+  t.eval_every = quick ? 12 : 100;
+  train::validate(s);
+  return s;
 }
 
 double last_number(const std::vector<std::string>& v) {
@@ -125,7 +136,7 @@ int main(int argc, char** argv) {
   std::printf("%-22s %-19s %-19s %-9s %-12s %-8s\n", "", "  init -> end", "  init -> end", "(end)",
               "(last 50)", "(end)");
   for (const Variant& v : variants) {
-    const train::Setup s = train::parse_setup(setup_text(v, every, args.quick));
+    const train::Setup s = setup_for(v, every, args.quick);
     const std::filesystem::path path = args.out / ("run_" + v.label() + ".csv");
     std::ofstream csv(path);
     const train::Result r = train::run(s, &csv, nullptr);

@@ -45,6 +45,9 @@ namespace {
 
 namespace dyn = scaleref::scalevec::dynamics;
 namespace train = scaleref::train;
+namespace lm = scaleref::lm;
+namespace spec = scaleref::spec;
+namespace scalevec = scaleref::scalevec;
 using Mat = scaleref::Mat<double>;
 
 // ---- Part 1: Theorem 2.2's gradient flows --------------------------------------------
@@ -122,17 +125,19 @@ void flows(const std::filesystem::path& out, bool quick) {
 
 // ---- Part 2: IWD vs decay-all vs decay-none on the tiny LM -----------------------------
 
-std::string setup_text(const std::string& policy, bool quick) {
-  return "task = grammar\nseq = 32\nbatch = 8\nn_heads = 4\nn_layers = 4\n"
-         "norm = rmsnorm\nplacement = pre\nscale_vectors = DP\nscale_vector_decay = " +
-         policy +
-         "\n"
-         // A short run needs a strong decay for decay to act at all: AdamW shrinks a
-         // decayed parameter by (1 - lr weight_decay) per step.
-         "optimizer = adamw\nlr = 3e-3\nweight_decay = 0.3\nschedule = cosine\nclip = 1.0\n"
-         "eval_batches = 4\nstable_rank_iterations = 5\n" +  // stable rank is not used here
-         (quick ? std::string("d_model = 16\nsteps = 10\nwarmup = 2\neval_every = 5\n")
-                : std::string("d_model = 64\nsteps = 400\nwarmup = 20\neval_every = 20\n"));
+// The run of one decay policy: the examples' short Pre-Norm recipe on the
+// grammar task, batch 8, RMSNorm with DP scale vectors.
+train::Setup setup_for(scalevec::DecayPolicy policy, bool quick) {
+  train::Setup s = scaleref::examples::short_pre_norm_run(train::TaskKind::grammar, quick);
+  s.model.norm = lm::NormKind::rmsnorm;
+  s.model.scale_vectors = lm::ScaleVectors::dp;
+  s.model.scale_vector_decay = policy;
+  s.train.batch = 8;
+  // A short run needs a strong decay for decay to act at all: AdamW shrinks a
+  // decayed parameter by (1 - lr weight_decay) per step.
+  s.train.adamw.weight_decay = 0.3;
+  train::validate(s);
+  return s;
 }
 
 // RMS of every parameter whose name ends in `suffix` (e.g. "attn_norm.gamma": the g's).
@@ -162,8 +167,11 @@ void train_all(const std::filesystem::path& out, bool quick) {
              "unigram_loss\n";
   std::printf("%-11s %-7s %10s %10s %10s %10s\n", "policy", "decays", "val (end)", "best val",
               "RMS(g)", "RMS(a)");
-  for (const char* policy : {"decay_none", "iwd", "decay_all"}) {
-    const train::Setup s = train::parse_setup(setup_text(policy, quick));
+  for (const scalevec::DecayPolicy p :
+       {scalevec::DecayPolicy::decay_none, scalevec::DecayPolicy::iwd,
+        scalevec::DecayPolicy::decay_all}) {
+    const char* policy = spec::name_of(scalevec::kDecayPolicies, p);
+    const train::Setup s = setup_for(p, quick);
     std::ofstream csv(out / (std::string("run_") + policy + ".csv"));
     const train::Result r = train::run(s, &csv, nullptr);
     double best = r.evals.front().val_loss;

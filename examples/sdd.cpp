@@ -43,6 +43,8 @@
 namespace {
 
 namespace train = scaleref::train;
+namespace lm = scaleref::lm;
+namespace spec = scaleref::spec;
 using scaleref::examples::read_csv;
 
 // The sizes of the full run and of the --quick smoke test.
@@ -64,19 +66,34 @@ struct Variant {
   }
 };
 
-std::string setup_text(const Variant& v, const Sizes& z) {
-  char lr[32];
-  std::snprintf(lr, sizeof lr, "%g", kBaseLr * v.lr_factor);
-  return "task = grammar\nseq = 32\nbatch = 8\n"
-         "n_heads = 4\nd_model = " +
-         std::to_string(z.d_model) + "\nn_layers = " + std::to_string(z.layers) +
-         "\nplacement = " + v.placement + "\nsdd = " + v.sdd +
-         "\n"
-         // the paper's recipe: AdamW, warmup, cosine decay, clipping at 1.0
-         "optimizer = adamw\nschedule = cosine\nclip = 1.0\nlr = " +
-         lr + "\nwarmup = " + std::to_string(z.warmup) + "\nsteps = " + std::to_string(z.steps) +
-         "\neval_every = " + std::to_string(z.eval_every) +
-         "\neval_batches = 4\nstable_rank_iterations = 5\n";  // stable rank is not used here
+// The run of one variant, built field by field (train::make_setup fits the
+// model to the task; the stable-rank defaults follow the SDD switch).
+train::Setup setup_for(const Variant& v, const Sizes& z) {
+  train::TaskConfig task;
+  task.kind = train::TaskKind::grammar;
+  task.seq = 32;
+  train::Setup s = train::make_setup(task);
+  s.model.n_heads = 4;
+  s.model.d_model = z.d_model;
+  s.model.n_layers = z.layers;
+  s.model.placement = *spec::value_of(lm::kPlacements, v.placement);
+  s.model.final_norm = s.model.placement == lm::Placement::pre;
+  s.model.sdd = lm::parse_sdd_set(v.sdd);
+  train::TrainConfig& t = s.train;
+  t.batch = 8;
+  // the paper's recipe: AdamW, warmup, cosine decay, clipping at 1.0
+  t.optimizer = train::OptimizerKind::adamw;
+  t.schedule = train::LrShape::cosine;
+  t.clip = 1.0;
+  t.lr = kBaseLr * v.lr_factor;
+  t.warmup = z.warmup;
+  t.steps = z.steps;
+  t.eval_every = z.eval_every;
+  t.eval_batches = 4;
+  t.stable_rank_iterations = 5;  // stable rank is not used here
+  t.stable_rank_matrices = train::default_stable_rank_matrices(s.model);
+  train::validate(s);
+  return s;
 }
 
 // The per-layer gradient norms of one CSV row.
@@ -129,7 +146,7 @@ int main(int argc, char** argv) {
               "(end)");
   double unigram = 0;
   for (const Variant& v : variants) {
-    const train::Setup s = train::parse_setup(setup_text(v, z));
+    const train::Setup s = setup_for(v, z);
     unigram = train::info(s.train.task, s.train.data_seed).unigram_loss;
     const std::filesystem::path path = args.out / ("run_" + v.label() + ".csv");
     std::ofstream csv(path);

@@ -48,6 +48,7 @@ namespace {
 
 namespace norm = scaleref::norm;
 namespace train = scaleref::train;
+namespace lm = scaleref::lm;
 using Mat = scaleref::Mat<double>;
 
 // A [rows, cols] matrix of standard normals from the project's Philox stream.
@@ -142,14 +143,13 @@ void sweep(const std::filesystem::path& out, bool quick) {
 
 // ---- Part 2: training the tiny LM with each norm -------------------------------------
 
-std::string setup_text(const std::string& norm_name, bool quick) {
-  return "task = kv_recall\nseq = 32\nbatch = 16\n"
-         "n_heads = 4\nn_layers = 4\nplacement = pre\nnorm = " +
-         norm_name +
-         "\noptimizer = adamw\nlr = 3e-3\nschedule = cosine\nclip = 1.0\n"
-         "eval_batches = 4\nstable_rank_iterations = 5\n" +  // stable rank is not used here
-         (quick ? std::string("d_model = 16\nsteps = 10\nwarmup = 2\neval_every = 5\n")
-                : std::string("d_model = 64\nsteps = 400\nwarmup = 20\neval_every = 20\n"));
+// The run of one norm: the examples' short Pre-Norm recipe on kv_recall, batch 16.
+train::Setup setup_for(lm::NormKind norm, bool quick) {
+  train::Setup s = scaleref::examples::short_pre_norm_run(train::TaskKind::kv_recall, quick);
+  s.model.norm = norm;
+  s.train.batch = 16;
+  train::validate(s);
+  return s;
 }
 
 void train_all(const std::filesystem::path& out, bool quick) {
@@ -160,8 +160,10 @@ void train_all(const std::filesystem::path& out, bool quick) {
   std::ofstream summary(out / "summary.csv");
   summary << "norm,val_loss_first_eval,val_loss_end,best_val_loss,train_loss_end,unigram_loss\n";
   std::printf("%-9s %16s %14s %14s\n", "norm", "val (1st eval)", "val (end)", "best val");
-  for (const char* n : {"rmsnorm", "dyt", "seednorm"}) {
-    const train::Setup s = train::parse_setup(setup_text(n, quick));
+  for (const lm::NormKind norm :
+       {lm::NormKind::rmsnorm, lm::NormKind::dyt, lm::NormKind::seednorm}) {
+    const char* n = lm::norm_name(norm);
+    const train::Setup s = setup_for(norm, quick);
     std::ofstream csv(out / (std::string("run_") + n + ".csv"));
     const train::Result r = train::run(s, &csv, nullptr);
     double best = r.evals.front().val_loss;

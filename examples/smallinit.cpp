@@ -137,16 +137,28 @@ double lm_flow(long d, double gamma, long layers, long tokens) {
 // stable_rank.layers.0.attn.q.W and stable_rank.layers.0.ffn.down.W (the default
 // stable_rank_matrices) at every logged step.
 train::Setup stable_rank_setup(double gamma, bool quick) {
-  std::string text =
-      "task = grammar\nseq = 32\nbatch = 8\n"
-      "d_model = 64\nn_layers = 2\nn_heads = 4\nnorm_eps = 1e-12\n"
-      "lr = 2e-3\nwarmup = 20\nschedule = cosine\n"
-      "eval_batches = 2\nstable_rank_iterations = 100\n"
-      "init = gamma\n";
-  text += "init_gamma = " + std::to_string(gamma) + "\n";
-  text += quick ? "steps = 20\nlog_every = 5\neval_every = 20\n"
-                : "steps = 1500\nlog_every = 25\neval_every = 250\n";
-  return train::parse_setup(text);
+  train::TaskConfig task;
+  task.kind = train::TaskKind::grammar;
+  task.seq = 32;
+  train::Setup s = train::make_setup(task);
+  s.model.d_model = 64;
+  s.model.n_layers = 2;
+  s.model.n_heads = 4;
+  s.model.norm_eps = 1e-12;
+  s.model.init = lm::InitMethod::gamma;
+  s.model.init_gamma = gamma;
+  train::TrainConfig& t = s.train;
+  t.batch = 8;
+  t.lr = 2e-3;
+  t.warmup = 20;
+  t.schedule = train::LrShape::cosine;
+  t.eval_batches = 2;
+  t.stable_rank_iterations = 100;
+  t.steps = quick ? 20 : 1500;
+  t.log_every = quick ? 5 : 25;
+  t.eval_every = quick ? 20 : 250;
+  train::validate(s);
+  return s;
 }
 
 }  // namespace
@@ -239,20 +251,14 @@ int main(int argc, char** argv) {
     std::ifstream in(args.out / name);
     std::string line;
     std::getline(in, line);
-    std::vector<std::string> header = train::detail::split_commas(line);
+    std::vector<std::string> header = scaleref::examples::csv_cells(line);
     std::vector<std::size_t> cols;
     for (std::size_t i = 0; i < header.size(); ++i)
       if (header[i].rfind("stable_rank.", 0) == 0) cols.push_back(i);
     std::vector<std::vector<double>> series(cols.size());
     std::vector<long> steps;
     while (std::getline(in, line)) {
-      std::vector<std::string> cells;
-      std::size_t pos = 0;
-      while (pos <= line.size()) {
-        const std::size_t end = std::min(line.find(',', pos), line.size());
-        cells.push_back(line.substr(pos, end - pos));
-        pos = end + 1;
-      }
+      const std::vector<std::string> cells = scaleref::examples::csv_cells(line);
       steps.push_back(std::stol(cells[0]));
       for (std::size_t k = 0; k < cols.size(); ++k) series[k].push_back(std::stod(cells[cols[k]]));
     }

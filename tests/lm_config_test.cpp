@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <scaleref/lm/params.hpp>
+#include <scaleref/train/trainer.hpp>
 #include <string>
 #include <vector>
 
@@ -15,11 +16,13 @@ using namespace scaleref;
 using namespace scaleref::lm;
 using scaleref::test::error_of;
 using scaleref::test::mentions;
+using scaleref::train::Options;
+using scaleref::train::parse_model_config;
 
 Config parse(const std::vector<std::string>& args) {
   Options o;
   o.read_args(args);
-  Config c = parse_config(o);
+  Config c = parse_model_config(o);
   o.finish();
   return c;
 }
@@ -34,7 +37,7 @@ TEST(LmOptions, FileThenFlagsLaterOverridesEarlier) {
   Options o;
   o.read_text("# a comment\nd_model = 32   # trailing comment\n\nn_heads=2\n");
   o.read_args({"--d_model=16", "--norm", "dyt"});
-  const Config c = parse_config(o);
+  const Config c = parse_model_config(o);
   o.finish();
   EXPECT_EQ(c.d_model, 16);
   EXPECT_EQ(c.n_heads, 2);

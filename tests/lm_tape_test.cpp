@@ -55,7 +55,7 @@ Config tiny(NormKind norm, Placement placement, bool sdd_all, bool gated,
   c.norm = norm;
   c.norm_heads = norm == NormKind::seednorm_mh ? 2 : 1;
   c.placement = placement;
-  c.final_norm = placement == Placement::pre;  // lm::parse_config's default
+  c.final_norm = placement == Placement::pre;  // train::parse_model_config's default
   c.gated_attention = gated;
   c.sdd = lm::parse_sdd_set(sdd_all ? "all" : "none");
   c.scale_vectors = sv;

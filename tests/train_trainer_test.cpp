@@ -1,5 +1,6 @@
 // The trainer (scaleref/train/trainer.hpp) and the scaleref_train binary:
-// short runs of a tiny model learn each task, a run is bitwise reproducible
+// short runs of a tiny model learn each task, a Setup built field by field
+// runs exactly as its text does and validate() names a bad field, a run is bitwise reproducible
 // (the same options give a byte-identical CSV, on 1 or 2 threads), rescaling
 // reaches exactly the decoder-layer matrices, and a bad key is an Error naming it.
 // Sizes are tiny so that each run takes a second or two on one core.
@@ -14,9 +15,9 @@
 #include <scaleref/train/trainer.hpp>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "error_support.hpp"
-#include <vector>
 
 namespace {
 
@@ -149,6 +150,78 @@ TEST(Trainer, BadKeysGiveErrorsNamingTheKey) {
   EXPECT_TRUE(mentions(error_of(tiny("modular", "steps = 0\n")), "'steps'"));
   EXPECT_TRUE(mentions(error_of(tiny("modular", "clip = -1\n")), "'clip'"));
   EXPECT_TRUE(mentions(error_of(tiny("modular", "d_model = 15\n")), "'n_heads'"));
+}
+
+// ---- the typed API: a run built field by field ---------------------------------------
+
+// tiny("grammar", "steps = 20\n") as fields.
+train::Setup tiny_typed() {
+  train::TaskConfig task;
+  task.kind = train::TaskKind::grammar;
+  task.seq = 20;
+  train::Setup s = train::make_setup(task);
+  s.model.d_model = 16;
+  s.model.n_heads = 2;
+  s.model.n_layers = 2;
+  s.train.batch = 8;
+  s.train.steps = 20;
+  s.train.lr = 1e-2;
+  s.train.warmup = 10;
+  s.train.eval_every = 50;
+  s.train.eval_batches = 4;
+  s.train.threads = 1;
+  s.train.stable_rank_iterations = 200;
+  return s;
+}
+
+TEST(TrainerTypedApi, AFieldBuiltSetupRunsLikeItsText) {
+  std::string from_text;
+  run_text(tiny("grammar", "steps = 20\n"), &from_text);
+  std::ostringstream from_fields;
+  train::run(tiny_typed(), &from_fields, nullptr);
+  EXPECT_EQ(from_fields.str(), from_text);
+}
+
+TEST(TrainerTypedApi, MakeSetupFitsTheModelToTheTask) {
+  const train::Setup s = tiny_typed();
+  EXPECT_EQ(s.model.vocab, train::vocab_of(s.train.task));
+  EXPECT_EQ(s.model.max_seq, 20);
+  EXPECT_EQ(s.train.stable_rank_matrices, train::default_stable_rank_matrices(s.model));
+  EXPECT_NO_THROW(train::validate(s));
+}
+
+// validate() gives the text front end's errors, naming the key of the bad field.
+TEST(TrainerTypedApi, ValidateNamesTheBadField) {
+  auto error_after = [](auto&& change) {
+    train::Setup s = tiny_typed();
+    change(s);
+    return scaleref::test::error_of([&] { train::validate(s); });
+  };
+  EXPECT_TRUE(mentions(error_after([](train::Setup& s) { s.train.steps = 0; }), "'steps'"));
+  EXPECT_TRUE(mentions(error_after([](train::Setup& s) { s.train.lr = NAN; }), "'lr'"));
+  EXPECT_TRUE(mentions(error_after([](train::Setup& s) { s.train.adamw.beta1 = 1; }), "'beta1'"));
+  EXPECT_TRUE(mentions(error_after([](train::Setup& s) { s.model.n_heads = 3; }), "'n_heads'"));
+  EXPECT_TRUE(mentions(error_after([](train::Setup& s) { s.model.vocab = 5; }), "'vocab'"));
+  EXPECT_TRUE(mentions(error_after([](train::Setup& s) { s.model.max_seq = 10; }), "'seq'"));
+  EXPECT_TRUE(mentions(error_after([](train::Setup& s) { s.train.stable_rank_matrices = {"x"}; }),
+                       "'stable_rank_matrices'"));
+  EXPECT_TRUE(mentions(
+      error_after([](train::Setup& s) { s.train.rescale = rescale::Schedule::tvr(0.02, 0); }),
+      "'rescale_every'"));
+  EXPECT_TRUE(mentions(
+      error_after([](train::Setup& s) { s.train.rescale = rescale::Schedule::tvr(-1, 5); }),
+      "'rescale_target'"));
+}
+
+// run() validates first: an invalid setup is an Error before any output.
+TEST(TrainerTypedApi, RunRefusesAnInvalidSetupBeforeWritingAnything) {
+  train::Setup s = tiny_typed();
+  s.train.eval_batches = 0;
+  std::ostringstream csv, progress;
+  EXPECT_TRUE(mentions(scaleref::test::error_of([&] { train::run(s, &csv, &progress); }),
+                       "'eval_batches'"));
+  EXPECT_TRUE(csv.str().empty());
+  EXPECT_TRUE(progress.str().empty());
 }
 
 // The vocabulary comes from the task unless given; a larger one is accepted.

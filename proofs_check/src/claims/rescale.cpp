@@ -551,13 +551,22 @@ struct Growth {
 // with lr 3e-3 and lambda 0.5 a 200-step run decays by e^-0.3, so the decay
 // term acts within it.
 Growth lm_growth(double sigma_init, double weight_decay, long steps = 200) {
-  const train::Setup s = train::parse_setup(
-      "task = grammar\nseq = 32\nbatch = 8\nlr = 3e-3\nschedule = constant\n"
-      "d_model = 32\nn_layers = 2\nn_heads = 2\neval_batches = 1\n"
-      "init = gaussian",
-      {"--steps=" + std::to_string(steps), "--eval_every=" + std::to_string(steps),
-       "--init_sigma=" + std::to_string(sigma_init),
-       "--weight_decay=" + std::to_string(weight_decay)});
+  train::TaskConfig task;
+  task.kind = train::TaskKind::grammar;
+  task.seq = 32;
+  train::Setup s = train::make_setup(task);
+  s.model.d_model = 32;
+  s.model.n_layers = 2;
+  s.model.n_heads = 2;
+  s.model.init = lm::InitMethod::gaussian;
+  s.model.init_sigma = sigma_init;
+  s.train.batch = 8;
+  s.train.lr = 3e-3;
+  s.train.schedule = train::LrShape::constant;
+  s.train.adamw.weight_decay = weight_decay;
+  s.train.eval_batches = 1;
+  s.train.steps = steps;
+  s.train.eval_every = steps;
   const train::Result r = train::run(s, nullptr);
   const lm::ParamStore<double> p0 = lm::init_params<double>(s.model);
   Growth g;

@@ -78,7 +78,6 @@
 #include <cmath>
 #include <cstdint>
 #include <scaleref/error.hpp>
-#include <scaleref/lm/options.hpp>
 #include <scaleref/scalevec/linear.hpp>
 #include <scaleref/sdd/init.hpp>
 #include <scaleref/spec/lm.hpp>
@@ -189,53 +188,6 @@ inline void validate(const Config& c) {
           "key 'init_gamma': expected a finite value >= 0, got ", c.init_gamma);
   require(c.init_alpha > 0 && c.init_alpha <= 1, where, "key 'init_alpha': expected (0, 1], got ",
           c.init_alpha);
-}
-
-// Reads the model's keys from `o` (each marked used) and validates the result.
-inline Config parse_config(Options& o) {
-  Config c;
-  c.vocab = o.get_int("vocab", c.vocab);
-  c.d_model = o.get_int("d_model", c.d_model);
-  c.n_layers = o.get_int("n_layers", c.n_layers);
-  c.n_heads = o.get_int("n_heads", c.n_heads);
-  c.d_ff = o.get_int("d_ff", c.d_ff);
-  c.max_seq = o.get_int("max_seq", c.max_seq);
-  c.norm = o.get_choice("norm", c.norm, kNormKinds);
-  c.norm_eps = o.get_double("norm_eps", c.norm_eps);
-  c.norm_heads = o.get_int("norm_heads", c.norm_heads);
-  c.dyt_alpha_init = o.get_double("dyt_alpha_init", c.dyt_alpha_init);
-  c.placement = o.get_choice("placement", c.placement, kPlacements);
-  c.final_norm = o.get_bool("final_norm", c.placement == Placement::pre);
-  c.positions = o.get_bool("positions", c.positions);
-  c.tie_embeddings = o.get_bool("tie_embeddings", c.tie_embeddings);
-  c.gated_attention = o.get_bool("gated_attention", c.gated_attention);
-  c.qk_norm = o.get_bool("qk_norm", c.qk_norm);
-  c.sdd = parse_sdd_set(o.get_string("sdd", "none"));
-  const std::string sdd_norm = o.get_string("sdd_norm", spec::name_of(kSddNorms, c.sdd_norm));
-  if (const auto k = spec::value_of(kSddNorms, sdd_norm))
-    c.sdd_norm = *k;
-  else if (spec::value_of(kNormKinds, sdd_norm))
-    fail(
-        "lm::Config: key 'sdd_norm': SDD needs a scale-invariant norm (sdd eq. 5: norm(k V x) = "
-        "norm(V x)), and ",
-        sdd_norm, " is not; expected rmsnorm or layernorm");
-  else
-    fail("lm::Config: key 'sdd_norm': unknown value '", sdd_norm,
-         "', expected one of rmsnorm, layernorm");
-  c.sdd_eps = o.get_double("sdd_eps", c.sdd_eps);
-  c.sdd_alpha_rule = o.get_choice("sdd_alpha_rule", c.sdd_alpha_rule, sdd::kAlphaRules);
-  c.scale_vectors = o.get_choice("scale_vectors", c.scale_vectors, kScaleVectorChoices);
-  c.scale_vector_decay =
-      o.get_choice("scale_vector_decay", c.scale_vector_decay, scalevec::kDecayPolicies);
-  c.init = o.get_choice("init", c.init, kInitMethods);
-  c.init_sigma = o.get_double("init_sigma", c.init_sigma);
-  c.init_gamma = o.get_double("init_gamma", c.init_gamma);
-  c.init_alpha = o.get_double("init_alpha", c.init_alpha);
-  c.lir = o.get_bool("lir", c.lir);
-  c.sir = o.get_bool("sir", c.sir);
-  c.seed = o.get_uint64("seed", c.seed);
-  validate(c);
-  return c;
 }
 
 }  // namespace scaleref::lm
