@@ -98,8 +98,6 @@ double storage_rounding() {
   return 0x1p-8 + 0x1p-24;
 }
 
-double max_abs(const M& m) { return m.cwiseAbs().maxCoeff(); }
-
 // got within the header's tolerance of want (w: the input, for the terms' size).
 template <class T>
 ::testing::AssertionResult near(const M& got, const M& want, const M& w) {

@@ -86,7 +86,6 @@ Exact exact(const MR& w, StdKind kind) {
   return e;
 }
 
-double max_abs(const MR& m) { return static_cast<double>(m.cwiseAbs().maxCoeff()); }
 double mean_abs(const MR& m) { return static_cast<double>(m.cwiseAbs().sum() / R(m.size())); }
 
 // The bounds of the header comment, for input `in` (exact statistics `x`), target

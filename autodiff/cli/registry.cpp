@@ -36,17 +36,9 @@ std::string shape_text(const std::vector<std::string>& shape) {
 
 const char* type_name(KeyType t) { return spec::name_of(spec::kSettingTypes, t); }
 
-const char* kind_name(Kind k) {
-  switch (k) {
-    case Kind::layer:
-      return "layer";
-    case Kind::initializer:
-      return "initializer";
-    case Kind::rescaler:
-      return "rescaler";
-  }
-  return "?";
-}
+constexpr spec::NameTable<Kind, 3> kKindNames{
+    {{Kind::layer, "layer"}, {Kind::initializer, "initializer"}, {Kind::rescaler, "rescaler"}}};
+const char* kind_name(Kind k) { return spec::name_of(kKindNames, k); }
 
 namespace {
 

@@ -25,7 +25,9 @@
 // fraction of copy bandwidth is t_copy / t_op.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <scaleref/spec/common.hpp>
 #include <string>
 #include <vector>
 
@@ -34,41 +36,20 @@ namespace scaleref::cuda::bench {
 enum class Op { rmsnorm, layernorm, dyt, seednorm, seednorm_h16, sdd_epilogue, sdd_layer };
 enum class Dir { fwd, bwd, fwd_bwd };
 
-inline constexpr Op kAllOps[] = {Op::rmsnorm,      Op::layernorm,    Op::dyt,      Op::seednorm,
-                                 Op::seednorm_h16, Op::sdd_epilogue, Op::sdd_layer};
-inline constexpr Dir kAllDirs[] = {Dir::fwd, Dir::bwd, Dir::fwd_bwd};
+inline constexpr spec::NameTable<Op, 7> kOpNames{{{Op::rmsnorm, "rmsnorm"},
+                                                  {Op::layernorm, "layernorm"},
+                                                  {Op::dyt, "dyt"},
+                                                  {Op::seednorm, "seednorm"},
+                                                  {Op::seednorm_h16, "seednorm_h16"},
+                                                  {Op::sdd_epilogue, "sdd_epilogue"},
+                                                  {Op::sdd_layer, "sdd_layer"}}};
+inline constexpr const char* op_name(Op op) { return spec::name_of(kOpNames, op); }
 
-inline const char* op_name(Op op) {
-  switch (op) {
-    case Op::rmsnorm:
-      return "rmsnorm";
-    case Op::layernorm:
-      return "layernorm";
-    case Op::dyt:
-      return "dyt";
-    case Op::seednorm:
-      return "seednorm";
-    case Op::seednorm_h16:
-      return "seednorm_h16";
-    case Op::sdd_epilogue:
-      return "sdd_epilogue";
-    case Op::sdd_layer:
-      return "sdd_layer";
-  }
-  return "?";
-}
-
-inline const char* dir_name(Dir d) {
-  switch (d) {
-    case Dir::fwd:
-      return "fwd";
-    case Dir::bwd:
-      return "bwd";
-    case Dir::fwd_bwd:
-      return "fwd_bwd";
-  }
-  return "?";
-}
+inline constexpr spec::NameTable<Dir, 3> kDirNames{
+    {{Dir::fwd, "fwd"}, {Dir::bwd, "bwd"}, {Dir::fwd_bwd, "fwd_bwd"}}};
+inline constexpr const char* dir_name(Dir d) { return spec::name_of(kDirNames, d); }
+inline constexpr std::array<Op, 7> kAllOps = spec::values_of(kOpNames);
+inline constexpr std::array<Dir, 3> kAllDirs = spec::values_of(kDirNames);
 
 // One line on what each op is, for the report's legend.
 inline const char* op_what(Op op) {

@@ -86,8 +86,8 @@ std::vector<std::string> split(const std::string& s) {
   return parts;
 }
 
-template <class E, std::size_t N>
-std::vector<E> parse_list(const std::string& arg, const E (&all)[N], const char* (*name)(E),
+template <class E, class All>
+std::vector<E> parse_list(const std::string& arg, const All& all, const char* (*name)(E),
                           const char* what) {
   std::vector<E> out;
   for (const std::string& p : split(arg)) {

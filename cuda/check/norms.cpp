@@ -263,7 +263,7 @@ void seednorm_case(Report& r, const Shape& s, const seednorm::Config& c, bool ad
     for (i64 j = 0; j < s.cols; ++j) sigma.col(j) /= alpha(0, alpha.cols() > 1 ? j : 0);
     const MatD t = g.cwiseProduct(sigma).cwiseProduct(k.x_hat).cwiseAbs();
     const double scale =
-        c.alpha == seednorm::AlphaForm::scalar ? t.sum() : max_abs(t.colwise().sum());
+        c.alpha == seednorm::AlphaForm::scalar ? t.sum() : max_abs(MatD(t.colwise().sum()));
     return term_tolerance<T>(param_terms, scale);
   };
   if (ada) {

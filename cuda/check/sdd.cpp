@@ -63,10 +63,10 @@ void sdd_case(Report& r, Blas& blas, const SddShape& s, double eps) {
                         (k.r.cwiseProduct(mean_gz).col(0).asDiagonal() * k.z_hat).cwiseAbs();
   const DType t = dtype_of<T>();
   r.add(lab("dx"), DX.values(), g.dx,
-        tolerance(t, Kind::reduced, 2 * s.d_out, max_abs(dz_terms * V.cwiseAbs()), 3));
-  r.add(
-      lab("dV"), DV.values(), g.dV,
-      tolerance(t, Kind::reduced, s.n + s.d_out, max_abs(dz_terms.transpose() * x.cwiseAbs()), 3));
+        tolerance(t, Kind::reduced, 2 * s.d_out, max_abs(MatD(dz_terms * V.cwiseAbs())), 3));
+  r.add(lab("dV"), DV.values(), g.dV,
+        tolerance(t, Kind::reduced, s.n + s.d_out,
+                  max_abs(MatD(dz_terms.transpose() * x.cwiseAbs())), 3));
   add<T>(r, lab("dalpha"), DA.values(), g.dalpha, Kind::reduced, s.n, 2);
   expect_padding(r, lab("dx padding"), DX);
 }

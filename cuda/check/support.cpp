@@ -11,8 +11,6 @@ std::string Shape::str() const {
   return s;
 }
 
-double max_abs(const MatD& m) { return m.size() ? m.cwiseAbs().maxCoeff() : 0.0; }
-
 void Report::add(const std::string& label, const MatD& got, const MatD& want,
                  const Tolerance& tol) {
   require(got.rows() == want.rows() && got.cols() == want.cols(), "cuda_check", label,

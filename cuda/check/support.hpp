@@ -100,9 +100,6 @@ class Report {
   double worst_used_ = 0;
 };
 
-// The largest |entry| (the scale a reduced output's atol is relative to).
-double max_abs(const MatD& m);
-
 // Compares with the table's tolerance for dtype T, sized from the reference.
 template <class T>
 void add(Report& r, const std::string& label, const MatD& got, const MatD& want, Kind kind,

@@ -1,39 +1,24 @@
 #include <cmath>
 #include <cstdio>
 #include <scaleref/audit/claim.hpp>
+#include <scaleref/spec/common.hpp>
 #include <utility>
 
 namespace scaleref::audit {
 
-const char* kind_name(Kind k) {
-  switch (k) {
-    case Kind::exact:
-      return "exact formula";
-    case Kind::approximation:
-      return "approximation";
-    case Kind::theorem:
-      return "theorem";
-    case Kind::empirical:
-      return "empirical claim";
-    case Kind::numeric:
-      return "numeric claim";
-  }
-  return "?";
-}
+constexpr spec::NameTable<Kind, 5> kKindNames{{{Kind::exact, "exact formula"},
+                                               {Kind::approximation, "approximation"},
+                                               {Kind::theorem, "theorem"},
+                                               {Kind::empirical, "empirical claim"},
+                                               {Kind::numeric, "numeric claim"}}};
+const char* kind_name(Kind k) { return spec::name_of(kKindNames, k); }
 
-const char* status_name(Status s) {
-  switch (s) {
-    case Status::holds:
-      return "holds";
-    case Status::holds_approximately:
-      return "holds approximately";
-    case Status::fails:
-      return "fails";
-    case Status::not_run:
-      return "not run";
-  }
-  return "?";
-}
+constexpr spec::NameTable<Status, 4> kStatusNames{
+    {{Status::holds, "holds"},
+     {Status::holds_approximately, "holds approximately"},
+     {Status::fails, "fails"},
+     {Status::not_run, "not run"}}};
+const char* status_name(Status s) { return spec::name_of(kStatusNames, s); }
 
 namespace {
 Verdict make(Status s, std::string figure, std::string detail, std::vector<Measure> measured) {

@@ -39,16 +39,6 @@ constexpr std::uint32_t kTid = 0x5EED0000u;
 template <class M>
 using ScalarOf = typename std::decay_t<M>::Scalar;
 
-template <class S>
-double max_abs(const Mat<S>& m) {
-  double best = 0;
-  for (Eigen::Index i = 0; i < m.size(); ++i) {
-    using std::abs;
-    best = std::max(best, to_double(S(abs(m.data()[i]))));
-  }
-  return best;
-}
-
 // max |a - b| / max(max |b|, tiny): the normwise relative distance of two matrices.
 template <class S>
 double rel_dist(const Mat<S>& a, const Mat<S>& b) {

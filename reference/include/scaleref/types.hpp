@@ -15,6 +15,7 @@
 // the heap allocations of a training step.
 #pragma once
 
+#include <algorithm>
 #include <boost/multiprecision/cpp_bin_float.hpp>
 #include <cmath>
 #include <cstdlib>
@@ -62,6 +63,16 @@ bool all_finite(const Mat<S>& m) {
   for (Eigen::Index i = 0; i < m.size(); ++i)
     if (!isfinite(m.data()[i])) return false;
   return true;
+}
+
+// max_i |m_i| as a double, 0 for an empty matrix (NaN entries are skipped):
+// the scale of a matrix in reports and tolerances.
+template <class S>
+double max_abs(const Mat<S>& m) {
+  using std::abs;
+  double best = 0;
+  for (Eigen::Index i = 0; i < m.size(); ++i) best = std::max(best, to_double(S(abs(m.data()[i]))));
+  return best;
 }
 
 // Converts between scalar types element by element (double <-> Real50).

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <scaleref/spec/common.hpp>
 #include <type_traits>
 
 struct CUstream_st;  // cudaStream_t is CUstream_st*
@@ -64,17 +65,9 @@ constexpr DType dtype_of() {
   if constexpr (std::is_same_v<T, bf16>) return DType::bf16;
 }
 
-inline const char* dtype_name(DType t) {
-  switch (t) {
-    case DType::f64:
-      return "fp64";
-    case DType::f32:
-      return "fp32";
-    case DType::bf16:
-      return "bf16";
-  }
-  return "?";
-}
+inline constexpr spec::NameTable<DType, 3> kDTypeNames{
+    {{DType::f64, "fp64"}, {DType::f32, "fp32"}, {DType::bf16, "bf16"}}};
+inline constexpr const char* dtype_name(DType t) { return spec::name_of(kDTypeNames, t); }
 
 // The type a storage type accumulates in: double for double, float otherwise.
 template <class T>

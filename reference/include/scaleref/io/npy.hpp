@@ -33,6 +33,7 @@
 #include <fstream>
 #include <limits>
 #include <scaleref/error.hpp>
+#include <scaleref/spec/common.hpp>
 #include <scaleref/types.hpp>
 #include <sstream>
 #include <string>
@@ -85,19 +86,9 @@ inline std::size_t item_size(DType d) {
 }
 
 // "f8", "f4", "f2", "bf16".
-inline const char* dtype_name(DType d) {
-  switch (d) {
-    case DType::f8:
-      return "f8";
-    case DType::f4:
-      return "f4";
-    case DType::f2:
-      return "f2";
-    case DType::bf16:
-      return "bf16";
-  }
-  return "?";
-}
+inline constexpr spec::NameTable<DType, 4> kDTypeNames{
+    {{DType::f8, "f8"}, {DType::f4, "f4"}, {DType::f2, "f2"}, {DType::bf16, "bf16"}}};
+inline constexpr const char* dtype_name(DType d) { return spec::name_of(kDTypeNames, d); }
 
 namespace detail {
 
