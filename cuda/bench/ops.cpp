@@ -131,7 +131,7 @@ class TypedRunner final : public Runner {
   Passes<T> passes(Op op, const Shape& s) {
     switch (op) {
       case Op::rmsnorm:
-        return rmsnorm_passes(s, 1e-6);
+        return rmsnorm_passes(s, rmsnorm::Config{}.eps);
       case Op::sdd_epilogue:
         return rmsnorm_passes(s, 0.0);  // gain alpha: the same buffer as gamma
       case Op::layernorm:
@@ -175,7 +175,7 @@ class TypedRunner final : public Runner {
   Passes<T> layernorm_passes(const Shape& s) {
     Passes<T> p;
     const layernorm::Params<T> params{gamma_.data(), bias_.data()};
-    const layernorm::Config cfg{1e-5};
+    const layernorm::Config cfg;
     const layernorm::Grads<T> grads{dgamma_.data(), dbeta_.data()};
     const auto x = in(x_, s), dy = in(dy_, s);
     const auto y = out(y_, s), dx = out(dx_, s);
@@ -230,11 +230,8 @@ class TypedRunner final : public Runner {
     fill_uniform(beta_.data(), d(s), -b, b, 7, stream_);
     Passes<T> p;
     const seednorm::Params<T> params{alpha_.data(), beta_.data(), gamma_.data()};
-    seednorm::Config cfg;
-    cfg.eps = 1e-6;
-    cfg.sigma = seednorm::Activation::tanh;
+    seednorm::Config cfg;  // the spec's defaults (eps, tanh, vector alpha)
     cfg.heads = s.heads;
-    cfg.alpha = seednorm::AlphaForm::vector;
     const seednorm::Grads<T> grads{dalpha_.data(), dbeta_.data(), dgamma_.data()};
     const auto x = in(x_, s), dy = in(dy_, s);
     const auto y = out(y_, s), dx = out(dx_, s);

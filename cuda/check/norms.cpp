@@ -72,7 +72,8 @@ void rmsnorm_case(Report& r, const Shape& s, int heads, bool with_gamma) {
       Y = output_like<T>(s), DX = output_like<T>(s), DG = zero_row<T>(s.cols);
   rmsnorm::Cache<T> cache;
   Workspace ws;
-  const rmsnorm::Config c{1e-6, heads};
+  rmsnorm::Config c;  // the spec's eps
+  c.heads = heads;
   const rmsnorm::Params<T> p{with_gamma ? G.data() : nullptr};
   rmsnorm::forward<T>(p, c, X.cview(), Y.view(), &cache);
   rmsnorm::backward<T>(p, c, cache, X.cview(), DY.cview(), DX.view(),
@@ -86,8 +87,8 @@ void rmsnorm_case(Report& r, const Shape& s, int heads, bool with_gamma) {
     const norm::rmsnorm::Params<double> ph{gamma.middleCols(h * w, w)};
     norm::rmsnorm::Cache<double> k;
     const MatD dyh = dy.middleCols(h * w, w);
-    y.middleCols(h * w, w) = norm::rmsnorm::forward(ph, {1e-6}, MatD(x.middleCols(h * w, w)), &k);
-    const auto g = norm::rmsnorm::backward(ph, {1e-6}, k, dyh);
+    y.middleCols(h * w, w) = norm::rmsnorm::forward(ph, {c.eps}, MatD(x.middleCols(h * w, w)), &k);
+    const auto g = norm::rmsnorm::backward(ph, {c.eps}, k, dyh);
     dx.middleCols(h * w, w) = g.dx;
     dg.middleCols(h * w, w) = g.dgamma;
     // dx = r g - r x_hat mean(g x_hat), g = dy (.) gamma
@@ -117,12 +118,13 @@ void layernorm_case(Report& r, const Shape& s, bool bias) {
   layernorm::Cache<T> cache;
   Workspace ws;
   const layernorm::Params<T> p{G.data(), bias ? B.data() : nullptr};
-  layernorm::forward<T>(p, {1e-5}, X.cview(), Y.view(), &cache);
-  layernorm::backward<T>(p, {1e-5}, cache, X.cview(), DY.cview(), DX.view(),
+  const layernorm::Config gc;  // the spec's eps
+  layernorm::forward<T>(p, gc, X.cview(), Y.view(), &cache);
+  layernorm::backward<T>(p, gc, cache, X.cview(), DY.cview(), DX.view(),
                          {DG.data(), bias ? DB.data() : nullptr}, ws);
   synchronize();
 
-  const norm::layernorm::Config c{1e-5, bias};
+  const norm::layernorm::Config c{gc.eps, bias};
   const norm::layernorm::Params<double> ph{gamma, bias ? beta : MatD()};
   norm::layernorm::Cache<double> k;
   const MatD y = norm::layernorm::forward(ph, c, x, &k);

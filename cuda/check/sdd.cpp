@@ -80,7 +80,8 @@ void run_dtype(Report& r, Blas& blas, bool quick) {
     shapes.push_back({128, 1024, 4096, 1024});
   }
   for (const SddShape& s : shapes)
-    for (double eps : {0.0, 1e-6})
+    for (double eps :
+         {scaleref::sdd::Config::paper().eps, scaleref::sdd::Config::authors_code().eps})
       guarded(r, std::string("sdd ") + dtype_name(dtype_of<T>()) + " " + s.str(),
               [&] { sdd_case<T>(r, blas, s, eps); });
 }
