@@ -26,7 +26,8 @@ function(scaleref_cuda_targets)
   # RUNTIME may carry its own PRIVATE part (nvcc: cuBLAS), so it comes last.
   target_link_libraries(${lib} PUBLIC scaleref_flags ${C_RUNTIME})
   target_compile_options(${lib} PRIVATE ${C_KERNEL_OPTIONS})
-  # The reference headers (the Philox generator, scaleref::Error) compile for the device too.
+  # The reference headers (the Philox generator, scaleref::Error, the spec headers of
+  # scaleref/spec/) compile for the device too.
   target_include_directories(${lib} PUBLIC ${PROJECT_SOURCE_DIR}/reference/include)
   # src/init.cpp (C++20, host) takes the initializers' laws from the reference's own
   # headers, which need Eigen and Boost; the .cu sources include neither.

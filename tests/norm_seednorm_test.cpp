@@ -245,6 +245,10 @@ TEST(SeeDNorm, BadInputIsRejectedWithAClearError) {
   EXPECT_NE(error_of([&] { seed::forward(p, c, M(M::Ones(2, 5))); }).find("alpha [1x5]"),
             std::string::npos);
   EXPECT_NE(error_of([&] { seed::forward(p, c, M(0, 6)); }).find("non-empty"), std::string::npos);
+  seed::Config unknown_sigma = c;  // an enum cast from an out-of-range integer
+  unknown_sigma.sigma = static_cast<Activation>(99);
+  EXPECT_NE(error_of([&] { seed::forward(p, unknown_sigma, x); }).find("unknown activation 99"),
+            std::string::npos);
   seed::Config split_elementwise = c;
   split_elementwise.beta = BetaForm::elementwise;
   split_elementwise.heads = 2;

@@ -35,6 +35,33 @@ std::string tiny(const std::string& task, const std::string& extra = "") {
          extra;
 }
 
+// tiny(task) as fields: the typed API every behaviour test below builds its run with.
+train::Setup tiny_setup(train::TaskKind kind) {
+  train::TaskConfig task;
+  task.kind = kind;
+  task.seq = 20;
+  train::Setup s = train::make_setup(task);
+  s.model.d_model = 16;
+  s.model.n_heads = 2;
+  s.model.n_layers = 2;
+  s.train.batch = 8;
+  s.train.steps = 150;
+  s.train.lr = 1e-2;
+  s.train.warmup = 10;
+  s.train.eval_every = 50;
+  s.train.eval_batches = 4;
+  s.train.threads = 1;
+  s.train.stable_rank_iterations = 200;
+  return s;
+}
+
+train::Result run_setup(const train::Setup& s, std::string* csv = nullptr) {
+  std::ostringstream out;
+  train::Result r = train::run(s, &out, nullptr);
+  if (csv) *csv = out.str();
+  return r;
+}
+
 train::Result run_text(const std::string& text, std::string* csv = nullptr) {
   const train::Setup s = train::parse_setup(text);
   std::ostringstream out;
@@ -52,9 +79,11 @@ std::string error_of(const std::string& text) {
   return "<no error>";
 }
 
-void expect_learns(const std::string& task, double margin) {
-  const train::Result r =
-      run_text(tiny(task, task == "modular" ? "modular_holdout = windows\n" : ""));
+void expect_learns(train::TaskKind kind, double margin) {
+  train::Setup s = tiny_setup(kind);
+  if (kind == train::TaskKind::modular) s.train.task.modular_hold_pairs = false;  // windows
+  const train::Result r = run_setup(s);
+  const char* task = train::task_name(kind);
   ASSERT_GE(r.evals.size(), 2u);
   const double first = r.evals.front().val_loss, last = r.evals.back().val_loss;
   EXPECT_LT(last, first - margin) << task << ": validation loss " << first << " -> " << last;
@@ -66,34 +95,49 @@ void expect_learns(const std::string& task, double margin) {
 // short run. Validation holds out windows here: with held-out pairs (the
 // default) a run this short memorizes the training table and the validation
 // loss rises again after its first fall.
-TEST(Trainer, ModularValidationLossDecreases) { expect_learns("modular", 0.1); }
-TEST(Trainer, KvRecallValidationLossDecreases) { expect_learns("kv_recall", 0.5); }
-TEST(Trainer, GrammarValidationLossDecreases) { expect_learns("grammar", 1.0); }
+TEST(Trainer, ModularValidationLossDecreases) { expect_learns(train::TaskKind::modular, 0.1); }
+TEST(Trainer, KvRecallValidationLossDecreases) { expect_learns(train::TaskKind::kv_recall, 0.5); }
+TEST(Trainer, GrammarValidationLossDecreases) { expect_learns(train::TaskKind::grammar, 1.0); }
 
 TEST(Trainer, SgdWithMomentumDecreasesLoss) {
-  const train::Result r =
-      run_text(tiny("grammar", "optimizer = sgd\nmomentum = 0.9\nlr = 0.1\nweight_decay = 1e-4\n"));
+  train::Setup s = tiny_setup(train::TaskKind::grammar);
+  s.train.optimizer = train::OptimizerKind::sgd;
+  s.train.sgd.momentum = 0.9;
+  s.train.sgd.weight_decay = 1e-4;
+  s.train.lr = 0.1;
+  const train::Result r = run_setup(s);
   EXPECT_LT(r.evals.back().val_loss, r.evals.front().val_loss - 0.5);
 }
 
 TEST(Trainer, SameConfigGivesByteIdenticalCsv) {
+  train::Setup s = tiny_setup(train::TaskKind::kv_recall);
+  s.train.steps = 30;
+  s.train.rescale = rescale::Schedule::tvr(s.model.init_sigma, 10);
   std::string a, b;
-  run_text(tiny("kv_recall", "steps = 30\nrescale = tvr\nrescale_every = 10\n"), &a);
-  run_text(tiny("kv_recall", "steps = 30\nrescale = tvr\nrescale_every = 10\n"), &b);
+  run_setup(s, &a);
+  run_setup(s, &b);
   EXPECT_EQ(a, b);
   EXPECT_GT(a.size(), 1000u);
 }
 
 TEST(Trainer, CsvIsTheSameOnOneAndTwoThreads) {
+  train::Setup s = tiny_setup(train::TaskKind::grammar);
+  s.train.steps = 4;
+  s.train.warmup = 0;
   std::string one, two;
-  run_text(tiny("grammar", "steps = 4\nwarmup = 0\n"), &one);
-  run_text(tiny("grammar", "steps = 4\nwarmup = 0\n") + "threads = 2\n", &two);
+  run_setup(s, &one);
+  s.train.threads = 2;
+  run_setup(s, &two);
   EXPECT_EQ(one, two);
 }
 
 TEST(Trainer, CsvHasHeaderAndOneRowPerLoggedStep) {
+  train::Setup s = tiny_setup(train::TaskKind::modular);
+  s.train.steps = 20;
+  s.train.log_every = 5;
+  s.train.stable_rank_matrices = {"embed"};
   std::string csv;
-  run_text(tiny("modular", "steps = 20\nlog_every = 5\nstable_rank_matrices = embed\n"), &csv);
+  run_setup(s, &csv);
   std::istringstream in(csv);
   std::string header, line;
   std::getline(in, header);
@@ -114,8 +158,10 @@ TEST(Trainer, CsvHasHeaderAndOneRowPerLoggedStep) {
 // population std exactly sigma_target afterwards (to rounding); embeddings and
 // norm gains are not touched by the rule.
 TEST(Trainer, RescaleReachesEveryDecoderMatrix) {
-  const train::Result r = run_text(
-      tiny("grammar", "steps = 10\nrescale = tvr\nrescale_every = 5\nrescale_target = 0.05\n"));
+  train::Setup s = tiny_setup(train::TaskKind::grammar);
+  s.train.steps = 10;
+  s.train.rescale = rescale::Schedule::tvr(0.05, 5);
+  const train::Result r = run_setup(s);
   long matrices = 0;
   for (std::size_t i = 0; i < r.params.size(); ++i) {
     if (r.params.info[i].kind != lm::Kind::matrix) continue;
@@ -156,21 +202,8 @@ TEST(Trainer, BadKeysGiveErrorsNamingTheKey) {
 
 // tiny("grammar", "steps = 20\n") as fields.
 train::Setup tiny_typed() {
-  train::TaskConfig task;
-  task.kind = train::TaskKind::grammar;
-  task.seq = 20;
-  train::Setup s = train::make_setup(task);
-  s.model.d_model = 16;
-  s.model.n_heads = 2;
-  s.model.n_layers = 2;
-  s.train.batch = 8;
+  train::Setup s = tiny_setup(train::TaskKind::grammar);
   s.train.steps = 20;
-  s.train.lr = 1e-2;
-  s.train.warmup = 10;
-  s.train.eval_every = 50;
-  s.train.eval_batches = 4;
-  s.train.threads = 1;
-  s.train.stable_rank_iterations = 200;
   return s;
 }
 

@@ -299,15 +299,6 @@ norm::seednorm::Config seednorm_config(const Settings& s, bool with_gamma) {
 // ---- initializers ----
 
 template <std::size_t... I>
-std::vector<std::string> init_names(std::index_sequence<I...>) {
-  return {init::method_name(init::Config(std::in_place_index<I>))...};
-}
-
-std::vector<std::string> init_method_names() {
-  return init_names(std::make_index_sequence<std::variant_size_v<init::Config>>());
-}
-
-template <std::size_t... I>
 init::Config init_by_index(std::size_t index, std::index_sequence<I...>) {
   init::Config c;
   ((index == I ? (c = init::Config(std::in_place_index<I>), 0) : 0), ...);
@@ -315,9 +306,7 @@ init::Config init_by_index(std::size_t index, std::index_sequence<I...>) {
 }
 
 init::Config init_config(const Settings& s) {
-  const auto names = init_method_names();
-  const auto it = std::find(names.begin(), names.end(), s.choice("method"));
-  init::Config c = init_by_index(static_cast<std::size_t>(it - names.begin()),
+  init::Config c = init_by_index(chosen(s, "method", init::kMethods),
                                  std::make_index_sequence<std::variant_size_v<init::Config>>());
   std::visit(
       [&](auto& m) {
@@ -470,22 +459,7 @@ std::vector<Method> build() {
              "",
              {},
              {}};
-    m.keys = {{"method", KeyType::choice, init_method_names().front(), init_method_names(),
-               "the initializer"},
-              key(spec::required_integer("d_out", "rows of W")),
-              key(spec::required_integer("d_in", "columns of W (the fan-in)")),
-              key(spec::choice_setting("role", init::kRoles, init::Role::query,
-                                       "where W sits in the transformer")),
-              key(spec::integer_setting(
-                  "layer", 1, "decoder layer index l >= 1 (not read for embedding, head)")),
-              key(spec::integer_setting("seed", 0, "the random stream's seed")),
-              key(spec::integer_setting("tensor", 0, "the random stream's tensor id")),
-              key(spec::real_setting("sigma", init::Gaussian{}.sigma,
-                                     "Gaussian, SIR, LIR: the base std")),
-              key(spec::integer_setting("n_layers", init::SIR{}.n_layers, "SIR: N, must be set")),
-              key(spec::real_setting("alpha", init::DSInit{}.alpha, "DSInit: alpha in (0, 1]")),
-              key(spec::real_setting("gamma", init::GammaInit{}.gamma,
-                                     "GammaInit: sigma = d_in^(-gamma)"))};
+    m.keys = keys(init::kSettings);
     m.inputs = [](const Settings&) { return std::vector<TensorSpec>{}; };
     m.output = [](const Settings&) { return TensorSpec{"W", {"d_out", "d_in"}}; };
     set_eval(m, []<class S>(const Settings& s, const Named<S>&) {

@@ -41,10 +41,10 @@ Setup make_setup(const TaskConfig& task) {
   return s;
 }
 
-void validate(const Setup& s) {
-  constexpr const char* where = "train::validate";
-  const TrainConfig& t = s.train;
-  validate(t.task);
+namespace {
+
+// The training settings alone (not the task, the model or the schedule).
+void check_training(const TrainConfig& t, const char* where) {
   require(t.steps >= 1, where, "key 'steps': expected >= 1, got ", t.steps);
   require(t.batch >= 1, where, "key 'batch': expected >= 1, got ", t.batch);
   require(spec::holds(kOptimizers, t.optimizer), where, "key 'optimizer': unknown optimizer ",
@@ -80,7 +80,14 @@ void validate(const Setup& s) {
   require(t.threads >= 0, where, "key 'threads': expected >= 0 (0: default), got ", t.threads);
   require(t.stable_rank_iterations >= 1 && t.stable_rank_iterations <= 1000000, where,
           "key 'stable_rank_iterations': expected 1 .. 1000000, got ", t.stable_rank_iterations);
+}
 
+}  // namespace
+
+void validate(const Setup& s, const char* where) {
+  const TrainConfig& t = s.train;
+  validate(t.task);
+  check_training(t, where);
   lm::validate(s.model);
   const long need = vocab_of(t.task);
   require(s.model.vocab >= need, where, "key 'vocab': task ", task_name(t.task.kind),
@@ -192,15 +199,7 @@ Setup parse_setup(Options& o) {
   t.sgd.momentum = o.get_double("momentum", t.sgd.momentum);
   t.sgd.nesterov = o.get_bool("nesterov", t.sgd.nesterov);
   t.sgd.decoupled = o.get_choice("sgd_decay", t.sgd.decoupled, kSgdDecays);
-  if (adamw) {
-    for (const char* k : {"momentum", "nesterov", "sgd_decay"})
-      require(!o.has(k), where, "key '", k, "' is an SGD option, but optimizer = adamw");
-  } else {
-    for (const char* k : {"beta1", "beta2", "adam_eps"})
-      require(!o.has(k), where, "key '", k, "' is an AdamW option, but optimizer = sgd");
-  }
   t.clip = o.get_double("clip", t.clip);
-
   t.eval_every = o.get_int("eval_every", t.eval_every);
   t.eval_batches = o.get_int("eval_batches", t.eval_batches);
   t.log = o.get_string("log", t.log);
@@ -211,6 +210,14 @@ Setup parse_setup(Options& o) {
   require(iterations >= 1 && iterations <= 1000000, where,  // before it narrows to an int
           "key 'stable_rank_iterations': expected 1 .. 1000000, got ", iterations);
   t.stable_rank_iterations = static_cast<int>(iterations);
+  check_training(t, where);  // before the model's keys, as each key was checked when read
+  if (adamw) {
+    for (const char* k : {"momentum", "nesterov", "sgd_decay"})
+      require(!o.has(k), where, "key '", k, "' is an SGD option, but optimizer = adamw");
+  } else {
+    for (const char* k : {"beta1", "beta2", "adam_eps"})
+      require(!o.has(k), where, "key '", k, "' is an AdamW option, but optimizer = sgd");
+  }
   const std::string chosen = o.get_string("stable_rank_matrices", "");
 
   // the rescale keys (spec/rescale.hpp's Schedule)
@@ -247,7 +254,7 @@ Setup parse_setup(Options& o) {
 
   t.stable_rank_matrices =
       chosen.empty() ? default_stable_rank_matrices(s.model) : split_commas(chosen);
-  validate(s);
+  validate(s, where);
   o.finish();
   return s;
 }

@@ -27,7 +27,8 @@ constexpr const char* kUsage =
     "  logging:   eval_every eval_batches log=FILE.csv log_every progress_every\n"
     "             stable_rank_matrices=name,name stable_rank_iterations threads\n"
     "  model:     the lm::Config keys (vocab d_model n_layers n_heads d_ff max_seq norm\n"
-    "             placement ... seed), see scaleref/lm/config.hpp\n";
+    "             placement ... seed): lm::Config in scaleref/lm/config.hpp, read by\n"
+    "             train::parse_model_config\n";
 
 }  // namespace
 

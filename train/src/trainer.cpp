@@ -127,7 +127,7 @@ class ThreadScope {
 }  // namespace
 
 Result run(const Setup& s, std::ostream* csv, std::ostream* progress) {
-  validate(s);
+  validate(s, "train::run");
   const TrainConfig& t = s.train;
   const ThreadScope threads(t.threads);
   Result result;

@@ -70,53 +70,16 @@
 #include <cstdint>
 #include <limits>
 #include <scaleref/error.hpp>
-#include <scaleref/init/role.hpp>
 #include <scaleref/random/stream.hpp>
+#include <scaleref/spec/init.hpp>
 #include <scaleref/types.hpp>
 #include <type_traits>
 #include <variant>
 
 namespace scaleref::init {
 
-// A matrix to initialize: [d_out, d_in] and its place in the model. No
-// defaults: every initializer that depends on the place must be told it.
-struct Shape {
-  long d_out;  // rows, n_out
-  long d_in;   // columns, n_in (the fan-in)
-  Role role;
-};
-
-// The methods, named as the papers name them.
-struct Gaussian {
-  double sigma = 0.02;
-};
-struct XavierNormal {};
-struct XavierUniform {};
-struct KaimingNormal {};
-struct KaimingUniform {};
-struct SIR {
-  double sigma = 0.02;  // the base std every other matrix keeps
-  int n_layers = 0;     // N, the number of decoder layers: must be set
-};
-struct DSInit {
-  double alpha = 1.0;  // rescale gives no default; 1 makes eq. 14 eq. 13 divided by sqrt(l)
-};
-struct LIR {
-  double sigma = 0.02;  // the base std, kept by the embedding and the head
-};
-struct GammaInit {
-  double gamma = 1.0;
-};
-
-using Config = std::variant<Gaussian, XavierNormal, XavierUniform, KaimingNormal, KaimingUniform,
-                            SIR, DSInit, LIR, GammaInit>;
-
-inline const char* method_name(const Config& c) {
-  constexpr const char* names[] = {
-      "Gaussian", "XavierNormal", "XavierUniform", "KaimingNormal", "KaimingUniform",
-      "SIR",      "DSInit",       "LIR",           "GammaInit"};
-  return names[c.index()];
-}
+// Shape, Role, the methods (Gaussian ... GammaInit), Config and their names:
+// scaleref/spec/init.hpp.
 
 // The authors' code's switches (re_initialize_model in bluorion-com/weight_rescaling):
 // one base std, LIR ("scale_with_depth") and GPT-2's special residual init, on

@@ -249,7 +249,7 @@ Mat<S> tvr_authors_code(const Mat<S>& W, double sigma_target, double threshold =
 inline void check_schedule(const char* where, const Schedule& s) {
   require(s.every_k_steps >= 1, where, "expected every_k_steps (k) >= 1, got ", s.every_k_steps);
   require(s.form == Form::paper || s.method == Method::TVR, where, "expected Form::paper for ",
-          s.method == Method::UWR ? "UWR" : "ZWR",
+          spec::name_of(kMethods, s.method),
           " (the authors' code has a form of TVR only), got Form::authors_code");
   if (s.method != Method::UWR)
     detail::check_target(where, s.method == Method::ZWR ? "sigma_init" : "sigma_target",

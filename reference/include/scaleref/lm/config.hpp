@@ -80,7 +80,10 @@
 #include <scaleref/error.hpp>
 #include <scaleref/scalevec/linear.hpp>
 #include <scaleref/sdd/init.hpp>
+#include <scaleref/spec/dyt.hpp>
+#include <scaleref/spec/init.hpp>
 #include <scaleref/spec/lm.hpp>
+#include <scaleref/spec/sdd.hpp>
 #include <string>
 
 namespace scaleref::lm {
@@ -99,8 +102,8 @@ struct Config {
   // architecture switches
   NormKind norm = NormKind::rmsnorm;
   double norm_eps = 1e-6;
-  long norm_heads = 1;          // seednorm_mh only
-  double dyt_alpha_init = 0.5;  // DyT's alpha_0
+  long norm_heads = 1;                                     // seednorm_mh only
+  double dyt_alpha_init = norm::dyt::Config{}.alpha_init;  // DyT's alpha_0
   Placement placement = Placement::pre;
   bool final_norm = true;
   bool positions = true;
@@ -109,15 +112,15 @@ struct Config {
   bool qk_norm = false;
   std::array<bool, 7> sdd{};  // by Proj
   SddNorm sdd_norm = SddNorm::rmsnorm;
-  double sdd_eps = 1e-6;
+  double sdd_eps = sdd::Config::authors_code().eps;
   sdd::AlphaRule sdd_alpha_rule = sdd::AlphaRule::paper;
   ScaleVectors scale_vectors = ScaleVectors::standard;
   scalevec::DecayPolicy scale_vector_decay = scalevec::DecayPolicy::decay_none;
   // initialization
   InitMethod init = InitMethod::gaussian;
-  double init_sigma = 0.02;
-  double init_gamma = 1.0;
-  double init_alpha = 1.0;
+  double init_sigma = init::Gaussian{}.sigma;
+  double init_gamma = init::GammaInit{}.gamma;
+  double init_alpha = init::DSInit{}.alpha;
   bool lir = false;
   bool sir = false;
   std::uint64_t seed = 0;

@@ -69,6 +69,8 @@ namespace detail {
 
 inline void check_config(const char* where, const Config& c, Eigen::Index d) {
   check_eps(where, c.eps);
+  require(spec::holds(kActivationNames, c.sigma), where, "unknown activation ",
+          static_cast<int>(c.sigma));
   require(c.heads >= 1 && d % c.heads == 0, where,
           "expected D divisible by heads >= 1, got D = ", d, " and heads = ", c.heads);
   require(c.heads == 1 || c.beta != BetaForm::elementwise, where,

@@ -18,15 +18,15 @@
 
 #include <cmath>
 #include <scaleref/error.hpp>
-#include <scaleref/init/role.hpp>
 #include <scaleref/random/stream.hpp>
 #include <scaleref/sampling.hpp>
+#include <scaleref/spec/init.hpp>
 #include <scaleref/spec/sdd.hpp>
 #include <scaleref/types.hpp>
 
 namespace scaleref::sdd {
 
-// The project's roles (init/role.hpp): SDD applies 1/sqrt(L) to the residual
+// The project's roles (spec/init.hpp): SDD applies 1/sqrt(L) to the residual
 // output projections (attention output, FFN output) and 1 to every other map.
 using init::Role;
 

@@ -41,15 +41,17 @@ struct Schedule {
   bool depth_scaled = false;   // target sigma_target / sqrt(l) at decoder layer l (ZWR, TVR)
 
   // UWR (eq. 17) every k steps ("after a specified number of optimization steps").
-  static constexpr Schedule uwr(long k) { return {Method::UWR, Form::paper, k, 0.0, 1.2, false}; }
+  static constexpr Schedule uwr(long k) {
+    return {Method::UWR, Form::paper, k, 0.0, Schedule{}.threshold, false};
+  }
   // ZWR (eq. 19-20) every k steps (k = one epoch's steps in its original form);
   // depth_scaled gives LIR's sigma_init / sqrt(l).
   static constexpr Schedule zwr(double sigma_init, long k, bool depth_scaled = false) {
-    return {Method::ZWR, Form::paper, k, sigma_init, 1.2, depth_scaled};
+    return {Method::ZWR, Form::paper, k, sigma_init, Schedule{}.threshold, depth_scaled};
   }
   // TVR as the paper writes it (eq. 21): unconditional, population std.
   static constexpr Schedule tvr(double sigma_target, long k, bool depth_scaled = false) {
-    return {Method::TVR, Form::paper, k, sigma_target, 1.2, depth_scaled};
+    return {Method::TVR, Form::paper, k, sigma_target, Schedule{}.threshold, depth_scaled};
   }
   // TVR as the authors' code runs it: unbiased std, shrink only above threshold.
   static constexpr Schedule tvr_authors_code(double sigma_target, long k = 50,

@@ -37,7 +37,5 @@ inline constexpr spec::NameTable<AlphaRule, 2> kAlphaRules{
 
 // How N(0, 1 / sqrt(2.5 d_model)) is read: that number as the std or as the variance.
 enum class VReading { std, variance };
-inline constexpr spec::NameTable<VReading, 2> kVReadings{
-    {{VReading::std, "std"}, {VReading::variance, "variance"}}};
 
 }  // namespace scaleref::sdd

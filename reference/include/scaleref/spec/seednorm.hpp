@@ -5,6 +5,8 @@
 // on the CPU, scaleref/cuda/seednorm.hpp on the GPU.
 #pragma once
 
+#include <math.h>  // the float overloads in the global namespace (the emulator's float tanh, exp)
+
 #include <cmath>
 #include <scaleref/spec/common.hpp>
 

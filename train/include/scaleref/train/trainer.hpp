@@ -124,7 +124,7 @@ std::vector<std::string> default_stable_rank_matrices(const lm::Config& model);
 // end) unless s describes a run: every setting in range, the model valid
 // (lm::validate), its vocab and max_seq enough for the task, the rescale
 // schedule complete, every stable-rank matrix a parameter of the model.
-void validate(const Setup& s);
+void validate(const Setup& s, const char* where = "train::validate");
 
 // The model's keys of `o` (each marked used), validated (lm::validate).
 // final_norm defaults to placement = pre.
