@@ -51,10 +51,7 @@ inline Args start(int argc, char** argv, const std::string& program) {
 // 4-head Pre-Norm model (d_model 16 quick, else 64) trained with AdamW at lr
 // 3e-3, cosine decay and clipping at 1.0, for 10 steps (quick) or 400.
 inline train::Setup short_pre_norm_run(train::TaskKind kind, bool quick) {
-  train::TaskConfig task;
-  task.kind = kind;
-  task.seq = 32;
-  train::Setup s = train::make_setup(task);
+  train::Setup s = train::make_setup({.kind = kind, .seq = 32});
   s.model.n_heads = 4;
   s.model.n_layers = 4;
   s.model.placement = lm::Placement::pre;

@@ -64,10 +64,7 @@ constexpr long kTvrEveryQuick = 5;
 // The run of one variant, built field by field (train::make_setup fits the
 // model to the task).
 train::Setup setup_for(const Variant& v, long every, bool quick) {
-  train::TaskConfig task;
-  task.kind = train::TaskKind::grammar;
-  task.seq = 32;
-  train::Setup s = train::make_setup(task);
+  train::Setup s = train::make_setup({.kind = train::TaskKind::grammar, .seq = 32});
   s.model.d_model = 64;
   s.model.n_heads = 4;
   s.model.n_layers = kLayers;

@@ -69,10 +69,7 @@ struct Variant {
 // The run of one variant, built field by field (train::make_setup fits the
 // model to the task; the stable-rank defaults follow the SDD switch).
 train::Setup setup_for(const Variant& v, const Sizes& z) {
-  train::TaskConfig task;
-  task.kind = train::TaskKind::grammar;
-  task.seq = 32;
-  train::Setup s = train::make_setup(task);
+  train::Setup s = train::make_setup({.kind = train::TaskKind::grammar, .seq = 32});
   s.model.n_heads = 4;
   s.model.d_model = z.d_model;
   s.model.n_layers = z.layers;

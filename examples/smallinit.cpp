@@ -137,10 +137,7 @@ double lm_flow(long d, double gamma, long layers, long tokens) {
 // stable_rank.layers.0.attn.q.W and stable_rank.layers.0.ffn.down.W (the default
 // stable_rank_matrices) at every logged step.
 train::Setup stable_rank_setup(double gamma, bool quick) {
-  train::TaskConfig task;
-  task.kind = train::TaskKind::grammar;
-  task.seq = 32;
-  train::Setup s = train::make_setup(task);
+  train::Setup s = train::make_setup({.kind = train::TaskKind::grammar, .seq = 32});
   s.model.d_model = 64;
   s.model.n_layers = 2;
   s.model.n_heads = 4;

@@ -37,10 +37,7 @@ std::string tiny(const std::string& task, const std::string& extra = "") {
 
 // tiny(task) as fields: the typed API every behaviour test below builds its run with.
 train::Setup tiny_setup(train::TaskKind kind) {
-  train::TaskConfig task;
-  task.kind = kind;
-  task.seq = 20;
-  train::Setup s = train::make_setup(task);
+  train::Setup s = train::make_setup({.kind = kind, .seq = 20});
   s.model.d_model = 16;
   s.model.n_heads = 2;
   s.model.n_layers = 2;

@@ -551,10 +551,7 @@ struct Growth {
 // with lr 3e-3 and lambda 0.5 a 200-step run decays by e^-0.3, so the decay
 // term acts within it.
 Growth lm_growth(double sigma_init, double weight_decay, long steps = 200) {
-  train::TaskConfig task;
-  task.kind = train::TaskKind::grammar;
-  task.seq = 32;
-  train::Setup s = train::make_setup(task);
+  train::Setup s = train::make_setup({.kind = train::TaskKind::grammar, .seq = 32});
   s.model.d_model = 32;
   s.model.n_layers = 2;
   s.model.n_heads = 2;
