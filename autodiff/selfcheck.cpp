@@ -129,7 +129,7 @@ std::vector<Method> methods() {
   m.push_back(seednorm_row("seednorm (no a, no g, softsign)", c));
   c = {};
   c.beta = seed::BetaForm::none;
-  c.sigma = norm::Activation::gelu;
+  c.sigma = norm::Activation::gelu_tanh;
   m.push_back(seednorm_row("seednorm (no b, gelu)", c));
   norm::adaseednorm::Config a;
   m.push_back({"adaseednorm (tanh)", autodiff::analytic_adaseednorm(a), [=](const M& x) {

@@ -53,10 +53,11 @@ function(scaleref_cuda_targets)
   target_link_libraries(cuda_bench${C_SUFFIX} PRIVATE ${lib} nlohmann_json::nlohmann_json)
 endfunction()
 
-# cuda_check's judgement and the launch rules: host code of either backend.
+# cuda_check's judgement (check/compare.hpp over scaleref/oracle/tolerance.hpp)
+# and the launch rules: header-only host code of either backend.
 if(NOT TARGET scaleref_cuda_compare)
-  add_library(scaleref_cuda_compare STATIC ${SCALEREF_CUDA_DIR}/check/compare.cpp)
-  target_include_directories(scaleref_cuda_compare PUBLIC ${SCALEREF_CUDA_DIR}/include
+  add_library(scaleref_cuda_compare INTERFACE)
+  target_include_directories(scaleref_cuda_compare INTERFACE ${SCALEREF_CUDA_DIR}/include
     ${PROJECT_SOURCE_DIR}/reference/include)
-  target_link_libraries(scaleref_cuda_compare PUBLIC scaleref_flags)
+  target_link_libraries(scaleref_cuda_compare INTERFACE scaleref_flags)
 endif()

@@ -26,6 +26,10 @@ packages=(
   libbenchmark-dev   # Google Benchmark, for the speed targets
   python3-jsonschema # validates proofs_check --json against its schema (a test)
   python3-matplotlib # the examples' plots (scripts/examples.sh)
+  python3-dev        # Python's headers, for the Python module (python/)
+  python3-numpy      # the Python module's arrays
+  pybind11-dev       # the Python module's bindings (pybind11Config.cmake)
+  python3-pytest     # the Python module's tests (run by ctest)
 )
 
 missing=()

@@ -18,6 +18,7 @@
 #include <scaleref/init/initializers.hpp>
 #include <scaleref/init/rescale.hpp>
 #include <scaleref/io/npy.hpp>
+#include <scaleref/norm/dyt.hpp>
 #include <scaleref/norm/rmsnorm.hpp>
 #include <scaleref/norm/seednorm.hpp>
 #include <scaleref/scalevec/linear.hpp>
@@ -324,6 +325,106 @@ TEST_F(CliTest, CompareNaNNeverMatches) {
   put("b", b);
   r = run("compare " + A + " '" + (dir_ / "b.npy").string() + "' --atol 1e9");
   EXPECT_EQ(r.status, 1) << r.out;
+}
+
+// ---- eval: shapes, defaults, settings, stale outputs ---------------------------------------
+
+// An array of any rank, written as <name>.npy.
+void put_array(const fs::path& file, std::vector<long> shape, const Mat<double>& values,
+               npy::DType dtype = npy::DType::f8) {
+  npy::Array a{std::move(shape), dtype,
+               std::vector<double>(values.data(), values.data() + values.size())};
+  npy::write(file.string(), a);
+}
+
+TEST_F(CliTest, EvalKeepsBatchDimensionsAndOneDParameters) {
+  const Mat<double> x = random(6, 8), gamma = random(1, 8, 0.5, 1.5), dy = random(6, 8);
+  put_array(dir_ / "x.npy", {2, 3, 8}, x);
+  put_array(dir_ / "gamma.npy", {8}, gamma);
+  put_array(dir_ / "dy.npy", {2, 3, 8}, dy);
+  const Result r = run("eval rmsnorm " + dir());
+  ASSERT_EQ(r.status, 0) << r.err;
+  const npy::Array y = npy::read((dir_ / "out" / "y.npy").string());
+  const npy::Array dg = npy::read((dir_ / "out" / "dgamma.npy").string());
+  EXPECT_EQ(y.shape, (std::vector<long>{2, 3, 8}));
+  EXPECT_EQ(dg.shape, (std::vector<long>{8}));
+  norm::rmsnorm::Cache<double> k;
+  const Mat<double> want = norm::rmsnorm::forward<double>({gamma}, {}, x, &k);
+  EXPECT_PRED_FORMAT2(bitwise, Mat<double>(Eigen::Map<const Mat<double>>(y.data.data(), 6, 8)),
+                      want);
+}
+
+TEST_F(CliTest, EvalReadsIntegerAndBf16Inputs) {
+  Mat<double> x(2, 4);
+  x << 1, -2, 3, 4, 5, 6, -7, 8;
+  put_array(dir_ / "x.npy", {2, 4}, x, npy::DType::bf16);  // '<u2': bf16 with --bf16
+  Result r = run("eval rmsnorm " + dir());                 // never as uint16 bit patterns
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("bfloat16"), std::string::npos) << r.err;
+  r = run("eval rmsnorm " + dir() + " --bf16");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const Mat<double> from_bf16 = got("y");
+  // the same values as int32: '<i4'
+  std::string header = "{'descr': '<i4', 'fortran_order': False, 'shape': (2, 4), }";
+  header.resize(117, ' ');  // 10 bytes of preamble + 118 of header = 128, a multiple of 64
+  header += '\n';
+  std::string bytes = std::string("\x93NUMPY\x01\x00", 8) + char(118) + '\0' + header;
+  for (Eigen::Index i = 0; i < x.size(); ++i) {
+    const auto v = static_cast<std::int32_t>(x.data()[i]);
+    bytes.append(reinterpret_cast<const char*>(&v), 4);
+  }
+  std::ofstream(dir_ / "x.npy", std::ios::binary) << bytes;
+  r = run("eval rmsnorm " + dir());
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_PRED_FORMAT2(bitwise, got("y"), from_bf16);
+}
+
+TEST_F(CliTest, EvalDefaultsParametersAndRefusesSettingsItDoesNotRead) {
+  const Mat<double> x = random(3, 8), dy = random(3, 8);
+  put("x", x);
+  put("dy", dy);
+  // DyT with no parameter files: alpha = alpha_init, gamma = 1, beta = 0
+  Result r = run("eval dyt " + dir() + " --set alpha_init=0.25");
+  ASSERT_EQ(r.status, 0) << r.err;
+  norm::dyt::Cache<double> k;
+  const norm::dyt::Params<double> p{Mat<double>::Constant(1, 1, 0.25), Mat<double>::Ones(1, 8),
+                                    Mat<double>::Zero(1, 8)};
+  EXPECT_PRED_FORMAT2(bitwise, got("y"), norm::dyt::forward<double>(p, {}, x, &k));
+  EXPECT_EQ(npy::read((dir_ / "out" / "dalpha.npy").string()).shape, (std::vector<long>{1}));
+  // alpha_init next to a given alpha is not read: an error, and no output is left
+  put("alpha", Mat<double>::Constant(1, 1, 0.5));
+  r = run("eval dyt " + dir() + " --set alpha_init=0.25");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("alpha_init is alpha's initial value"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir_ / "out" / "y.npy"));
+  // heads for a strategy other than DNP
+  fs::remove(dir_ / "dy.npy");
+  put("W", random(5, 8));
+  r = run("eval scalevec " + dir() + " --set strategy=AP --set heads=5");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("heads is not read by scalevec with strategy=AP"), std::string::npos)
+      << r.err;
+}
+
+TEST_F(CliTest, EvalLeavesNoStaleOutputs) {
+  const Mat<double> x = random(3, 8), dy = random(3, 8);
+  put("x", x);
+  put("dy", dy);
+  ASSERT_EQ(run("eval seednorm " + dir()).status, 0);
+  ASSERT_TRUE(fs::exists(dir_ / "out" / "dbeta.npy"));
+  ASSERT_EQ(run("eval seednorm " + dir() + " --set beta=none").status, 0);
+  EXPECT_FALSE(fs::exists(dir_ / "out" / "dbeta.npy"));  // beta=none has no dbeta
+  EXPECT_TRUE(fs::exists(dir_ / "out" / "dalpha.npy"));
+  Mat<double> bad = dy;
+  bad(2, 5) = std::numeric_limits<double>::quiet_NaN();
+  put("dy", bad);
+  const Result r = run("eval seednorm " + dir());
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("dy (" + (dir_ / "dy.npy").string() + ") holds nan at index (2, 5)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists(dir_ / "out" / "y.npy"));  // a failed run leaves no output
+  EXPECT_FALSE(fs::exists(dir_ / "out" / "dalpha.npy"));
 }
 
 // ---- errors -------------------------------------------------------------------------------

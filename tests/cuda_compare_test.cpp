@@ -1,4 +1,5 @@
-// cuda_check's judgement, host side (cuda/check/compare.hpp): the NaN-safe
+// cuda_check's judgement, host side (cuda/check/compare.hpp over the
+// oracle's scaleref/oracle/tolerance.hpp, which Python's assert_close shares): the NaN-safe
 // rule, the headroom report and the tolerance table; and the host bf16
 // conversion the checks round inputs with. Runs without a GPU.
 #include <gtest/gtest.h>
@@ -74,6 +75,22 @@ TEST(CudaTolerance, FollowsTheStatedFormula) {
   const auto h = check::tolerance(DType::bf16, Kind::reduced, 100, 1.0, 2);
   EXPECT_DOUBLE_EQ(h.rtol, 116 * u32 + 2 * b);
   EXPECT_FALSE(h.why.empty());
+}
+
+TEST(OracleTolerance, Fp16AddsItsHalfUlpAndBadArgumentsAreErrors) {
+  using scaleref::oracle::Storage;
+  const double u32 = std::ldexp(1.0, -24);
+  const auto h = scaleref::oracle::tolerance(Storage::fp16, Kind::reduced, 64, 3.0);
+  EXPECT_DOUBLE_EQ(h.rtol, 80 * u32 + std::ldexp(1.0, -11));
+  EXPECT_DOUBLE_EQ(h.atol, h.rtol * 3.0);
+  EXPECT_NE(h.why.find("fp16"), std::string::npos);
+  // cuda_check's DType maps onto the same storage types
+  EXPECT_EQ(check::tolerance(DType::bf16, Kind::reduced, 100, 1.0, 2).rtol,
+            scaleref::oracle::tolerance(Storage::bf16, Kind::reduced, 100, 1.0, 2).rtol);
+  EXPECT_THROW(scaleref::oracle::tolerance(Storage::fp32, Kind::reduced, 0, 1.0), scaleref::Error);
+  EXPECT_THROW(scaleref::oracle::tolerance(Storage::fp32, Kind::reduced, 4, kNaN), scaleref::Error);
+  EXPECT_THROW(scaleref::oracle::tolerance(Storage::fp32, Kind::reduced, 4, 1.0, 0),
+               scaleref::Error);
 }
 
 TEST(CudaBf16, RoundsToNearestEven) {

@@ -40,7 +40,7 @@ RC_GTEST_PROP(SeeDNorm, InputScaleActsOnlyThroughTheSelfRescalingTerm, ()) {
   seed::Config c = *seednorm_config(d);
   c.eps = 0;
   RC_PRE(c.beta != BetaForm::none);  // there sigma takes x itself: no beta to absorb k
-  RC_PRE(c.sigma != Activation::gelu && c.sigma != Activation::swish);
+  RC_PRE(c.sigma != Activation::gelu_tanh && c.sigma != Activation::swish);
   const M x = *input(n, d);
   const seed::Params<double> p64 = *seednorm_params(c, x);
   const Real50 k =

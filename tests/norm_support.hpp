@@ -131,7 +131,7 @@ inline bool sigma_arguments_are_checkable(const seed::Config& c, const Mat<doubl
     const double v = z.data()[i];
     if (c.sigma == norm::Activation::hardtanh && std::abs(std::abs(v) - 1) < 1e-3) return false;
     if (c.sigma == norm::Activation::softsign && std::abs(v) < 1e-9) return false;
-    if (c.sigma == norm::Activation::gelu && v < -6) return false;
+    if (c.sigma == norm::Activation::gelu_tanh && v < -6) return false;
   }
   return true;
 }

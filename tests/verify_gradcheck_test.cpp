@@ -103,6 +103,30 @@ TEST(GradCheck, AnAlmostRightFormulaShowsItsTrueErrorIn50Digits) {
   EXPECT_NEAR(r.find("fd-50", "w")->cmp.max_rel_err, 1e-12, 1e-14);
 }
 
+// A problem in double only (Python's gradcheck of a user's function): the
+// double checks run, and the Taylor slope is fitted in double.
+Problem double_only(Bug bug) {
+  Problem p = tanh_layer(bug);
+  p.f50 = {};
+  return p;
+}
+
+TEST(GradCheck, ADoubleOnlyProblemRunsTheDoubleChecksAndCatchesBugs) {
+  const auto good = check(double_only(Bug::none), layer_inputs(3, 4, 5));
+  EXPECT_TRUE(good.ok()) << good.str();
+  EXPECT_EQ(good.find("fd-50"), nullptr);
+  EXPECT_EQ(good.find("transpose-50"), nullptr);
+  ASSERT_NE(good.find("taylor-double"), nullptr);
+  EXPECT_NEAR(good.find("taylor-double")->slope, 2.0, 0.1) << good.str();
+  EXPECT_TRUE(good.find("transpose-double")->ok);
+  for (const Bug bug : {Bug::sign_flip_dx, Bug::missing_term_dx, Bug::factor_two_dw}) {
+    const auto bad = check(double_only(bug), layer_inputs(3, 4, 5));
+    EXPECT_FALSE(bad.ok()) << bad.str();
+    EXPECT_FALSE(bad.find("taylor-double")->ok) << bad.str();
+    EXPECT_NEAR(bad.find("taylor-double")->slope, 1.0, 0.1) << bad.str();
+  }
+}
+
 TEST(GradCheck, LargeShapesUseProjectionsAndStillCatchBugs) {
   scaleref::verify::Options o;
   o.full_jacobian_limit = 100;  // 12 x 20 outputs times 300 entries is far beyond it

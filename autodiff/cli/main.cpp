@@ -1,11 +1,19 @@
 // scaleref: the reference from the command line.
 //
 //   scaleref methods [--json]
-//   scaleref eval METHOD --dir DIR [--set KEY=VALUE ...] [--precision 50]
+//   scaleref eval METHOD --dir DIR [--set KEY=VALUE ...] [--precision 50] [--bf16]
+//
+// eval reads DIR/<input>.npy for every input of the method (a parameter
+// without a file takes its paper's initial value; any float or integer dtype,
+// '<u2' as bfloat16 with --bf16; leading batch dimensions kept) and DIR/dy.npy
+// when present, and writes DIR/out/<output>.npy (cli/evaluate.hpp).
 //   scaleref compare A.npy B.npy [--dtype fp64|fp32|bf16|fp16] [--atol X] [--rtol Y]
 //
 // Exit status: 0 success (compare: every entry within tolerance), 1 compare
 // found a mismatch, 2 bad usage or bad input (the message on stderr).
+#include <unistd.h>
+
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -17,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "evaluate.hpp"
 #include "registry.hpp"
 
 namespace fs = std::filesystem;
@@ -28,7 +37,7 @@ namespace {
 constexpr const char* kUsage =
     "usage:\n"
     "  scaleref methods [--json]\n"
-    "  scaleref eval METHOD --dir DIR [--set KEY=VALUE ...] [--precision 50]\n"
+    "  scaleref eval METHOD --dir DIR [--set KEY=VALUE ...] [--precision 50] [--bf16]\n"
     "  scaleref compare A.npy B.npy [--dtype fp64|fp32|bf16|fp16] [--atol X] [--rtol Y]\n"
     "exit status: 0 ok, 1 compare mismatch, 2 bad usage or input\n";
 
@@ -128,62 +137,54 @@ int cmd_methods(const std::vector<std::string>& args) {
 
 // ---- eval ---------------------------------------------------------------------------------
 
-struct Bindings {
-  std::map<std::string, long> dims;
-
-  // Checks m against the symbolic shape, binding symbols seen for the first time.
-  void check(const std::string& method, const cli::TensorSpec& t, const Mat<double>& m,
-             const std::string& file) {
-    require(t.shape.size() == 2, "eval", "internal: a 2-D shape expected");
-    const long got[2] = {static_cast<long>(m.rows()), static_cast<long>(m.cols())};
-    std::map<std::string, long> next = dims;
-    bool ok = true;
-    std::string want = "[";
-    for (int i = 0; i < 2; ++i) {
-      const std::string& sym = t.shape[static_cast<std::size_t>(i)];
-      long v = 0;
-      if (!sym.empty() && std::isdigit(static_cast<unsigned char>(sym[0]))) {
-        v = std::stol(sym);
-      } else if (next.count(sym)) {
-        v = next[sym];
-      } else {
-        v = next[sym] = got[i];
-      }
-      ok = ok && v == got[i];
-      want += (i ? "x" : "") + std::to_string(v);
-    }
-    want += "]";
-    if (!ok)
-      fail("eval ", method, ": expected ", t.name, " ", cli::shape_text(t.shape), " = ", want,
-           ", got ", shape_str(m), " in ", file);
-    dims = next;
-  }
-};
-
-Mat<double> read_matrix(const std::string& path) {
-  require(fs::exists(path), "eval", "missing input file ", path);
-  const npy::Array a = npy::read(path);
-  require(a.shape.size() <= 2, "eval", "expected a 0-, 1- or 2-D array in ", path, ", got ",
-          a.shape.size(), " dimensions");
-  return npy::to_matrix(a);
+// An input file as the evaluation's Array: its shape as given, its values [rows, cols].
+cli::Array read_array(const std::string& path, const npy::ReadOptions& opt) {
+  const npy::Array a = npy::read(path, opt);
+  const auto [rows, cols] = cli::matrix_shape(a.shape);
+  cli::Array out{a.shape, Mat<double>(rows, cols), path};
+  std::copy(a.data.begin(), a.data.end(), out.values.data());
+  return out;
 }
 
-template <class S>
-cli::Named<double> run(const cli::Method& m, const cli::Settings& s, const cli::Named<double>& in) {
-  if constexpr (std::is_same_v<S, double>) {
-    return m.eval_double(s, in);
-  } else {
-    cli::Named<S> wide;
-    for (const auto& [k, v] : in) wide[k] = cast<S>(v);
-    cli::Named<double> out;
-    for (const auto& [k, v] : m.eval_real50(s, wide)) out[k] = cast<double>(v);
-    return out;
+// The outputs of a run replace every .npy file an earlier run left in DIR/out/:
+// they are written under a temporary folder first and moved in when all are
+// complete, so a failed run leaves no output at all and none from before.
+void clear_outputs(const fs::path& out_dir) {
+  if (!fs::is_directory(out_dir)) return;
+  for (const auto& f : fs::directory_iterator(out_dir))
+    if (f.is_regular_file() && f.path().extension() == ".npy") fs::remove(f.path());
+}
+
+void write_outputs(const fs::path& out_dir, const std::map<std::string, cli::Array>& outputs) {
+  fs::create_directories(out_dir);
+  const fs::path tmp = out_dir / (".partial-" + std::to_string(::getpid()));
+  fs::remove_all(tmp);
+  fs::create_directory(tmp);
+  try {
+    for (const auto& [name, a] : outputs) {
+      npy::Array arr{a.shape, npy::DType::f8,
+                     std::vector<double>(a.values.data(), a.values.data() + a.values.size())};
+      npy::write((tmp / (name + ".npy")).string(), arr);
+    }
+    for (const auto& [name, a] : outputs) {
+      const fs::path file = out_dir / (name + ".npy");
+      fs::rename(tmp / (name + ".npy"), file);
+      std::cout << "wrote " << file.string() << " " << cli::shape_tuple(a.shape) << "\n";
+    }
+  } catch (...) {
+    std::error_code ec;
+    fs::remove_all(tmp, ec);
+    clear_outputs(out_dir);
+    throw;
   }
+  fs::remove_all(tmp);
 }
 
 int cmd_eval(const std::vector<std::string>& args) {
   std::string method, dir, precision = "double";
   std::map<std::string, std::string> set;
+  npy::ReadOptions read_options;
+  read_options.integers = true;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     auto value = [&]() -> const std::string& {
@@ -204,6 +205,8 @@ int cmd_eval(const std::vector<std::string>& args) {
       precision = value();
       require(precision == "50" || precision == "double", "eval",
               "expected --precision 50 (Real50) or double, got ", precision);
+    } else if (a == "--bf16") {
+      read_options.u2_is_bf16 = true;
     } else if (!a.empty() && a[0] == '-') {
       fail("eval: unknown option ", a);
     } else {
@@ -213,33 +216,37 @@ int cmd_eval(const std::vector<std::string>& args) {
   }
   require(!method.empty(), "eval", "expected a METHOD (scaleref methods lists them)");
   require(!dir.empty(), "eval", "expected --dir DIR");
+  require(fs::is_directory(dir), "eval", "--dir ", dir, " is not a directory");
+  const fs::path out_dir = fs::path(dir) / "out";
+  clear_outputs(out_dir);  // from here on, no output of an earlier run is left
   const cli::Method& m = cli::find_method(method);
   const cli::Settings s(m.name, m.keys, set);
 
-  cli::Named<double> in;
-  Bindings b;
-  for (const auto& t : m.inputs(s)) {
-    const std::string file = (fs::path(dir) / (t.name + ".npy")).string();
-    in[t.name] = read_matrix(file);
-    b.check(m.name, t, in[t.name], file);
+  std::map<std::string, cli::Array> in;
+  std::vector<std::string> names;
+  for (const auto& t : m.inputs(s)) names.push_back(t.name);
+  if (m.kind == cli::Kind::layer) names.push_back("dy");
+  for (const auto& name : names) {
+    const fs::path file = fs::path(dir) / (name + ".npy");
+    if (fs::exists(file)) {
+      in[name] = read_array(file.string(), read_options);
+      continue;
+    }
+    for (const auto& t : m.inputs(s)) {
+      require(t.name != name || t.initial != spec::Initial::none, "eval", "missing input file ",
+              file.string(), " (", m.name, "'s ", name, " has no default)");
+      if (t.name == name)  // say so: a misspelt file name would otherwise go unnoticed
+        std::cout << "no " << file.string() << ": " << name << " takes its initial value\n";
+    }
   }
-  const std::string dy_file = (fs::path(dir) / "dy.npy").string();
-  const bool has_dy = m.kind == cli::Kind::layer && fs::exists(dy_file);
-  if (has_dy) {
-    in["dy"] = read_matrix(dy_file);
-    cli::TensorSpec t = m.output(s);
-    t.name = "dy";
-    b.check(m.name, t, in["dy"], dy_file);
-  }
-
-  const cli::Named<double> out = precision == "50" ? run<Real50>(m, s, in) : run<double>(m, s, in);
-  const fs::path out_dir = fs::path(dir) / "out";
-  fs::create_directories(out_dir);
-  for (const auto& [name, mat] : out) {
-    const std::string file = (out_dir / (name + ".npy")).string();
-    npy::write(file, npy::from_matrix(mat));
-    std::cout << "wrote " << file << " " << shape_str(mat) << "\n";
-  }
+  require(m.kind == cli::Kind::layer || !fs::exists(fs::path(dir) / "dy.npy"), "eval", m.name,
+          " is a ", cli::kind_name(m.kind), " with no backward, but ", dir, " holds dy.npy");
+  const cli::Evaluation e = cli::evaluate(
+      m, s, std::move(in), precision == "50" ? cli::Precision::real50 : cli::Precision::fp64);
+  write_outputs(out_dir, e.outputs);
+  for (const auto& [name, err] : e.double_error)
+    std::cout << "double " << name << " against 50 digits: max abs err " << err.max_abs
+              << ", normwise rel err " << err.max_rel << "\n";
   return 0;
 }
 
@@ -292,18 +299,10 @@ double parse_double(const std::string& opt, const std::string& text) {
 
 // An N-D array as [prod(shape[:-1]), shape[-1]].
 Mat<double> flat(const npy::Array& a) {
-  long cols = a.shape.empty() ? 1 : a.shape.back();
-  long rows = 1;
-  for (std::size_t i = 0; i + 1 < a.shape.size(); ++i) rows *= a.shape[i];
+  const auto [rows, cols] = cli::matrix_shape(a.shape);
   Mat<double> m(rows, cols);
-  for (Eigen::Index i = 0; i < m.size(); ++i) m.data()[i] = a.data[static_cast<std::size_t>(i)];
+  std::copy(a.data.begin(), a.data.end(), m.data());
   return m;
-}
-
-std::string shape_list(const std::vector<long>& s) {
-  std::string out = "(";
-  for (std::size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
-  return out + (s.size() == 1 ? ",)" : ")");
 }
 
 int cmd_compare(const std::vector<std::string>& args) {
@@ -332,8 +331,8 @@ int cmd_compare(const std::vector<std::string>& args) {
   opt.u2_is_bf16 = dtype == "bf16";
   for (const auto& f : files) require(fs::exists(f), "compare", "missing file ", f);
   const npy::Array a = npy::read(files[0], opt), r = npy::read(files[1], opt);
-  require(a.shape == r.shape, "compare", "shapes differ: ", files[0], " is ", shape_list(a.shape),
-          ", ", files[1], " is ", shape_list(r.shape));
+  require(a.shape == r.shape, "compare", "shapes differ: ", files[0], " is ",
+          cli::shape_tuple(a.shape), ", ", files[1], " is ", cli::shape_tuple(r.shape));
   const DTypeTolerance& d = dtype.empty() ? tolerance_for(a.dtype) : tolerance_for(dtype);
   verify::Tolerance tol{d.atol, d.rtol, d.why};
   if (!atol_text.empty()) tol.atol = parse_double("--atol", atol_text);
@@ -346,13 +345,9 @@ int cmd_compare(const std::vector<std::string>& args) {
   std::cout << c.str() << "\n";
   if (a.shape.size() != 2 && c.worst_row >= 0) {
     // the worst entry's index in the arrays' own shape
-    long flat_index = static_cast<long>(c.worst_row * flat(a).cols() + c.worst_col);
-    std::vector<long> idx(a.shape.size());
-    for (std::size_t k = a.shape.size(); k-- > 0;) {
-      idx[k] = flat_index % a.shape[k];
-      flat_index /= a.shape[k];
-    }
-    std::cout << "worst index in shape " << shape_list(a.shape) << ": " << shape_list(idx) << "\n";
+    const long flat_index = static_cast<long>(c.worst_row * flat(a).cols() + c.worst_col);
+    std::cout << "worst index in shape " << cli::shape_tuple(a.shape) << ": "
+              << cli::shape_tuple(cli::unravel(flat_index, a.shape)) << "\n";
   }
   return c.ok() ? 0 : 1;
 }

@@ -91,22 +91,23 @@ std::string match_choice(const std::vector<std::string>& choices, const std::str
 Settings::Settings(const std::string& method, const std::vector<KeySpec>& keys,
                    const std::map<std::string, std::string>& set)
     : method_(method), keys_(keys) {
+  for (const auto& kv : set) given_.insert(kv.first);
   std::vector<std::string> names;
   for (const auto& k : keys_) names.push_back(k.name);
   for (const auto& [key, value] : set) {
     const auto it =
         std::find_if(keys_.begin(), keys_.end(), [&](const KeySpec& k) { return k.name == key; });
     if (it == keys_.end())
-      fail("--set ", key, "=", value, ": ", method_, " has no key \"", key,
+      fail("setting ", key, "=", value, ": ", method_, " has no key \"", key,
            "\" (its keys: ", names.empty() ? std::string("none") : joined(names), ")");
   }
   for (const auto& k : keys_) {
     const auto it = set.find(k.name);
     std::string value = it != set.end() ? it->second : k.def;
-    const std::string origin = it != set.end() ? "--set " + k.name + "=" + value : "";
+    const std::string origin = it != set.end() ? "setting " + k.name + "=" + value : "";
     if (value.empty()) {
       if (it == set.end())
-        fail(method_, ": the key \"", k.name, "\" has no default: pass --set ", k.name, "=<",
+        fail(method_, ": the key \"", k.name, "\" has no default: set ", k.name, "=<",
              type_name(k.type), ">");
       fail(origin, ": expected a ", type_name(k.type), " value, got an empty one");
     }
@@ -147,7 +148,15 @@ const std::string& Settings::raw(const std::string& key, KeyType want) const {
       std::find_if(keys_.begin(), keys_.end(), [&](const KeySpec& k) { return k.name == key; });
   require(it != keys_.end() && it->type == want, "cli::Settings", "internal: no key \"", key,
           "\" of type ", type_name(want), " in ", method_);
+  read_.insert(key);
   return values_.at(key);
+}
+
+std::vector<std::string> Settings::unread() const {
+  std::vector<std::string> out;
+  for (const auto& k : given_)
+    if (!read_.count(k)) out.push_back(k);
+  return out;
 }
 
 double Settings::real(const std::string& key) const {
@@ -179,39 +188,22 @@ namespace {
 // Both precisions from one generic evaluator: f.template operator()<S>(settings, inputs).
 template <class F>
 void set_eval(Method& m, F f) {
-  m.eval_double = [f](const Settings& s, const Named<double>& in) {
-    return f.template operator()<double>(s, in);
+  m.eval_double = [f](const Settings& s, Named<double>&& in) {
+    return f.template operator()<double>(s, std::move(in));
   };
-  m.eval_real50 = [f](const Settings& s, const Named<Real50>& in) {
-    return f.template operator()<Real50>(s, in);
+  m.eval_real50 = [f](const Settings& s, Named<Real50>&& in) {
+    return f.template operator()<Real50>(s, std::move(in));
   };
-}
-
-template <class S>
-Mat<S> get(const Named<S>& in, const std::string& name) {
-  const auto it = in.find(name);
-  return it == in.end() ? Mat<S>() : it->second;
-}
-
-template <class S>
-const Mat<S>* dy_of(const Named<S>& in) {
-  const auto it = in.find("dy");
-  return it == in.end() ? nullptr : &it->second;
-}
-
-// out[name] = m unless m is empty (a gradient of an absent parameter).
-template <class S>
-void put(Named<S>& out, const std::string& name, const Mat<S>& m) {
-  if (m.size() > 0) out[name] = m;
 }
 
 // A layer is evaluated through its analytic verify::Problem (autodiff/norms.hpp,
 // sdd.hpp, scalevec.hpp), the same object the gradient tests check: the inputs
-// in the problem's order, y from its forward and, with dy, "d" + name for every
-// input from its backward. make(settings) builds the problem for the config.
+// in the problem's order, y from its forward or, with dy, y and "d" + name for
+// every input from one forward-and-backward pass. make(settings) builds the
+// problem for the config.
 template <class MakeProblem>
 void set_layer_eval(Method& m, MakeProblem make) {
-  set_eval(m, [make]<class S>(const Settings& s, const Named<S>& in) {
+  set_eval(m, [make]<class S>(const Settings& s, Named<S>&& in) {
     const verify::Problem pr = make(s);
     const verify::Differentiable<S>* f;
     if constexpr (std::is_same_v<S, double>)
@@ -219,12 +211,15 @@ void set_layer_eval(Method& m, MakeProblem make) {
     else
       f = &pr.f50;
     std::vector<Mat<S>> xs;
-    for (const auto& name : pr.input_names) xs.push_back(in.at(name));
-    Named<S> out{{"y", f->forward(xs)}};
-    if (const Mat<S>* dy = dy_of(in)) {
-      const std::vector<Mat<S>> g = f->backward(xs, *dy);
-      for (std::size_t i = 0; i < g.size(); ++i) put(out, "d" + pr.input_names[i], g[i]);
-    }
+    for (const auto& name : pr.input_names) xs.push_back(std::move(in.at(name)));
+    const auto dy = in.find("dy");
+    if (dy == in.end()) return Named<S>{{"y", f->forward(xs)}};
+    verify::Vjp<S> r = f->value_and_backward(xs, dy->second);
+    require(r.grads.size() == xs.size(), "cli", "internal: ", pr.name, " gave ", r.grads.size(),
+            " gradients for ", xs.size(), " inputs");
+    Named<S> out{{"y", std::move(r.y)}};
+    for (std::size_t i = 0; i < r.grads.size(); ++i)
+      out["d" + pr.input_names[i]] = std::move(r.grads[i]);
     return out;
   });
 }
@@ -260,11 +255,14 @@ std::vector<KeySpec> keys(const std::array<spec::Setting, N>& settings) {
 std::vector<TensorSpec> tensors(const spec::TensorList& list) {
   std::vector<TensorSpec> out;
   for (const spec::Tensor& t : list)
-    out.push_back({std::string(t.name), {std::string(t.shape[0]), std::string(t.shape[1])}});
+    out.push_back({std::string(t.name),
+                   {std::string(t.shape[0]), std::string(t.shape[1])},
+                   t.initial,
+                   std::string(t.initial_setting)});
   return out;
 }
 
-TensorSpec batch(const std::string& name, const std::string& d) { return {name, {"N", d}}; }
+TensorSpec batch(const std::string& name, const std::string& d) { return {name, {"N", d}, {}, {}}; }
 
 // The value a choice key holds (Settings keeps the table's spelling).
 template <class E, std::size_t N>
@@ -282,17 +280,23 @@ std::vector<KeySpec> seednorm_keys(bool with_gamma) {
   return k;
 }
 
+// SeeDNorm's and AdaSeeDNorm's tolerance rule: the RMS over the whole row (heads
+// or not: the per-head RMS is over a part of it).
+oracle::Rule seednorm_rule(const Settings&, const std::string& out, const Dims& d) {
+  return oracle::seednorm_rule(out, d.at("N"), d.at("D"));
+}
+
 norm::seednorm::Config seednorm_config(const Settings& s, bool with_gamma) {
   norm::seednorm::Config c;
   c.eps = s.real("eps");
   c.sigma = chosen(s, "sigma", norm::kActivationNames);
   const long heads = s.integer("heads");
-  require(heads >= 1 && heads <= 1 << 30, "--set heads", "expected heads >= 1, got ", heads);
+  require(heads >= 1 && heads <= 1 << 30, "setting heads", "expected heads >= 1, got ", heads);
   c.heads = static_cast<int>(heads);
   c.alpha = chosen(s, "alpha", norm::seednorm::kAlphaForms);
   c.beta = chosen(s, "beta", norm::seednorm::kBetaForms);
   if (with_gamma) c.gamma = s.boolean("gamma");
-  c.alpha_init = s.real("alpha_init");
+  // alpha_init is alpha's initial value: read where alpha is left out (cli/evaluate.cpp)
   return c;
 }
 
@@ -313,7 +317,7 @@ init::Config init_config(const Settings& s) {
         if constexpr (requires { m.sigma; }) m.sigma = s.real("sigma");
         if constexpr (requires { m.n_layers; }) {
           const long n = s.integer("n_layers");
-          require(n >= 0 && n <= 1 << 30, "--set n_layers", "expected n_layers >= 0, got ", n);
+          require(n >= 0 && n <= 1 << 30, "setting n_layers", "expected n_layers >= 0, got ", n);
           m.n_layers = static_cast<int>(n);
         }
         if constexpr (requires { m.alpha; }) m.alpha = s.real("alpha");
@@ -327,7 +331,11 @@ scalevec::Config scalevec_config(const Settings& s) {
   scalevec::Config c;
   c.strategy = chosen(s, "strategy", scalevec::kStrategyNames);
   c.eps = s.real("eps");
-  c.heads = static_cast<Eigen::Index>(s.integer("heads"));
+  if (c.strategy == scalevec::Strategy::dnp) {  // only DNP's n_h has heads
+    const long heads = s.integer("heads");
+    require(heads >= 1, "setting heads", "expected heads >= 1, got ", heads);
+    c.heads = static_cast<Eigen::Index>(heads);
+  }
   return c;
 }
 
@@ -337,19 +345,23 @@ std::vector<Method> build() {
   std::vector<Method> t;
 
   {  // RMSNorm
-    Method m{"rmsnorm", Kind::layer, "y = gamma (.) x / RMS(x)", {}, {}, {}, "", {}, {}};
+    Method m{"rmsnorm", Kind::layer, "y = gamma (.) x / RMS(x)", {}, {}, {}, "", {}, {}, {}};
     m.keys = keys(norm::rmsnorm::kSettings);
     m.inputs = [](const Settings& s) { return tensors(norm::rmsnorm::inputs({s.real("eps")})); };
     m.output = [](const Settings&) { return batch("y", "D"); };
     set_layer_eval(m,
                    [](const Settings& s) { return autodiff::analytic_rmsnorm({s.real("eps")}); });
+    m.rule = [](const Settings&, const std::string& out, const Dims& d) {
+      return oracle::rmsnorm_rule(out, d.at("N"), d.at("D"));
+    };
     t.push_back(std::move(m));
   }
 
   {  // LayerNorm
     Method m{"layernorm", Kind::layer, "y = gamma (.) (x - mu) / sqrt(var + eps) + beta",
              {},          {},          {},
-             "",          {},          {}};
+             "",          {},          {},
+             {}};
     m.keys = keys(norm::layernorm::kSettings);
     m.inputs = [](const Settings& s) {
       return tensors(norm::layernorm::inputs({s.real("eps"), s.boolean("bias")}));
@@ -358,26 +370,33 @@ std::vector<Method> build() {
     set_layer_eval(m, [](const Settings& s) {
       return autodiff::analytic_layernorm({s.real("eps"), s.boolean("bias")});
     });
+    m.rule = [](const Settings&, const std::string& out, const Dims& d) {
+      return oracle::layernorm_rule(out, d.at("N"), d.at("D"));
+    };
     t.push_back(std::move(m));
   }
 
   {  // DyT
-    Method m{"dyt", Kind::layer, "y = gamma (.) tanh(alpha x) + beta", {}, {}, {}, "", {}, {}};
+    Method m{"dyt", Kind::layer, "y = gamma (.) tanh(alpha x) + beta", {}, {}, {}, "", {}, {}, {}};
     m.keys = keys(norm::dyt::kSettings);
+    // alpha_init is alpha's initial value: read where alpha is left out (cli/evaluate.cpp)
     m.inputs = [](const Settings& s) {
-      return tensors(norm::dyt::inputs({s.boolean("bias"), s.real("alpha_init")}));
+      return tensors(norm::dyt::inputs({.bias = s.boolean("bias")}));
     };
     m.output = [](const Settings&) { return batch("y", "D"); };
-    set_layer_eval(m, [](const Settings& s) {
-      return autodiff::analytic_dyt({s.boolean("bias"), s.real("alpha_init")});
-    });
+    set_layer_eval(
+        m, [](const Settings& s) { return autodiff::analytic_dyt({.bias = s.boolean("bias")}); });
+    m.rule = [](const Settings&, const std::string& out, const Dims& d) {
+      return oracle::dyt_rule(out, d.at("N"), d.at("D"));
+    };
     t.push_back(std::move(m));
   }
 
   {  // SeeDNorm
     Method m{"seednorm", Kind::layer, "y = [sigma(x . beta^T) alpha + gamma] (.) x / RMS(x)",
              {},         {},          {},
-             "",         {},          {}};
+             "",         {},          {},
+             {}};
     m.keys = seednorm_keys(true);
     m.inputs = [](const Settings& s) {
       return tensors(norm::seednorm::inputs(seednorm_config(s, true)));
@@ -385,6 +404,7 @@ std::vector<Method> build() {
     m.output = [](const Settings&) { return batch("y", "D"); };
     set_layer_eval(
         m, [](const Settings& s) { return autodiff::analytic_seednorm(seednorm_config(s, true)); });
+    m.rule = seednorm_rule;
     t.push_back(std::move(m));
   }
 
@@ -397,6 +417,7 @@ std::vector<Method> build() {
              {},
              "",
              {},
+             {},
              {}};
     m.keys = seednorm_keys(false);
     m.inputs = [](const Settings& s) {
@@ -406,25 +427,33 @@ std::vector<Method> build() {
     set_layer_eval(m, [](const Settings& s) {
       return autodiff::analytic_adaseednorm(seednorm_config(s, false));
     });
+    m.rule = seednorm_rule;
     t.push_back(std::move(m));
   }
 
   {  // SDD
     Method m{"sdd", Kind::layer, "y = alpha (.) norm(x V^T), norm(z) = z / sqrt(mean z^2 + eps)",
              {},    {},          {},
-             "",    {},          {}};
+             "",    {},          {},
+             {}};
     m.keys = keys(sdd::kSettings);
     m.inputs = [](const Settings& s) { return tensors(sdd::inputs({s.real("eps")})); };
     m.output = [](const Settings&) { return batch("y", "d_out"); };
     set_layer_eval(m, [](const Settings& s) { return autodiff::analytic_sdd({s.real("eps")}); });
+    m.rule = [](const Settings&, const std::string& out, const Dims& d) {
+      return oracle::sdd_rule(out, d.at("N"), d.at("d_in"), d.at("d_out"));
+    };
     t.push_back(std::move(m));
   }
 
   {  // plain linear
-    Method m{"linear", Kind::layer, "y = x W^T", {}, {}, {}, "", {}, {}};
+    Method m{"linear", Kind::layer, "y = x W^T", {}, {}, {}, "", {}, {}, {}};
     m.inputs = [](const Settings&) { return tensors(linear::inputs()); };
     m.output = [](const Settings&) { return batch("y", "d_out"); };
     set_layer_eval(m, [](const Settings&) { return autodiff::analytic_linear(); });
+    m.rule = [](const Settings&, const std::string& out, const Dims& d) {
+      return oracle::linear_rule(out, d.at("N"), d.at("d_in"), d.at("d_out"));
+    };
     t.push_back(std::move(m));
   }
 
@@ -439,12 +468,18 @@ std::vector<Method> build() {
              {},
              "strategy",
              {},
+             {},
              {}};
     m.keys = keys(scalevec::kSettings);
     m.inputs = [](const Settings& s) { return tensors(scalevec::inputs(scalevec_config(s))); };
     m.output = [](const Settings&) { return batch("y", "d_out"); };
     set_layer_eval(
         m, [](const Settings& s) { return autodiff::analytic_scalevec(scalevec_config(s)); });
+    m.rule = [](const Settings& s, const std::string& out, const Dims& d) {
+      const scalevec::Config c = scalevec_config(s);
+      return oracle::scalevec_rule(c.strategy, out, d.at("N"), d.at("d_in"), d.at("d_out"),
+                                   c.heads);
+    };
     t.push_back(std::move(m));
   }
 
@@ -458,34 +493,53 @@ std::vector<Method> build() {
              {},
              "",
              {},
+             {},
              {}};
     m.keys = keys(init::kSettings);
     m.inputs = [](const Settings&) { return std::vector<TensorSpec>{}; };
-    m.output = [](const Settings&) { return TensorSpec{"W", {"d_out", "d_in"}}; };
+    m.output = [](const Settings&) { return TensorSpec{"W", {"d_out", "d_in"}, {}, {}}; };
     set_eval(m, []<class S>(const Settings& s, const Named<S>&) {
       const long d_out = s.integer("d_out"), d_in = s.integer("d_in"), layer = s.integer("layer");
       const long seed = s.integer("seed"), tensor = s.integer("tensor");
       require(d_out >= 1 && d_in >= 1 && d_out <= (1L << 24) && d_in <= (1L << 24),
-              "--set d_out, d_in", "expected 1 <= d_out, d_in <= 2^24, got ", d_out, " and ", d_in);
-      require(layer >= 0 && layer <= (1L << 30), "--set layer", "expected layer >= 0, got ", layer);
-      require(seed >= 0, "--set seed", "expected seed >= 0, got ", seed);
-      require(tensor >= 0 && tensor <= 0xffffffffL, "--set tensor",
+              "setting d_out, d_in", "expected 1 <= d_out, d_in <= 2^24, got ", d_out, " and ",
+              d_in);
+      require(layer >= 0 && layer <= (1L << 30), "setting layer", "expected layer >= 0, got ",
+              layer);
+      require(seed >= 0, "setting seed", "expected seed >= 0, got ", seed);
+      require(tensor >= 0 && tensor <= 0xffffffffL, "setting tensor",
               "expected 0 <= tensor < 2^32, got ", tensor);
       const init::Shape shape{d_out, d_in, chosen(s, "role", init::kRoles)};
       const random::Stream rng{static_cast<std::uint64_t>(seed),
                                static_cast<std::uint32_t>(tensor)};
       return Named<S>{{"W", init::draw<S>(shape, static_cast<int>(layer), init_config(s), rng)}};
     });
+    m.rule = [](const Settings&, const std::string& out, const Dims&) {
+      return oracle::init_rule(out);
+    };
     t.push_back(std::move(m));
   }
 
   // rescalers: W in, W out
   auto rescaler = [&](std::string name, std::string summary, std::vector<KeySpec> keys, auto f) {
-    Method m{
-        std::move(name), Kind::rescaler, std::move(summary), std::move(keys), {}, {}, "", {}, {}};
-    m.inputs = [](const Settings&) { return std::vector<TensorSpec>{{"W", {"rows", "cols"}}}; };
-    m.output = [](const Settings&) { return TensorSpec{"W", {"rows", "cols"}}; };
+    Method m{std::move(name),
+             Kind::rescaler,
+             std::move(summary),
+             std::move(keys),
+             {},
+             {},
+             "",
+             {},
+             {},
+             {}};
+    m.inputs = [](const Settings&) {
+      return std::vector<TensorSpec>{{"W", {"rows", "cols"}, {}, {}}};
+    };
+    m.output = [](const Settings&) { return TensorSpec{"W", {"rows", "cols"}, {}, {}}; };
     set_eval(m, f);
+    m.rule = [](const Settings&, const std::string& out, const Dims& d) {
+      return oracle::rescale_rule(out, d.at("rows") * d.at("cols"));
+    };
     t.push_back(std::move(m));
   };
   rescaler("uwr", "W / ||W||_F (unit weight rescaling)", {},

@@ -7,8 +7,10 @@
 
 #include <functional>
 #include <map>
+#include <scaleref/oracle/rules.hpp>
 #include <scaleref/spec/common.hpp>
 #include <scaleref/types.hpp>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -19,6 +21,9 @@ namespace scaleref::cli {
 struct TensorSpec {
   std::string name;
   std::vector<std::string> shape;
+  // The value a caller who leaves the tensor out gets (spec::Tensor's).
+  spec::Initial initial = spec::Initial::none;
+  std::string initial_setting;
 };
 
 std::string shape_text(const std::vector<std::string>& shape);  // "[N,D]"
@@ -37,7 +42,10 @@ struct KeySpec {
 const char* type_name(KeyType t);
 
 // The --set values of one run, checked against the method's keys when made:
-// an unknown key or a value of the wrong type is a scaleref::Error.
+// an unknown key or a value of the wrong type is a scaleref::Error. It
+// records which keys a run reads, so that a key the caller set and the
+// method did not read (SeeDNorm's alpha_init next to a given alpha, heads for
+// a scale-vector strategy other than DNP) is an error, not silently ignored.
 class Settings {
  public:
   Settings(const std::string& method, const std::vector<KeySpec>& keys,
@@ -47,11 +55,18 @@ class Settings {
   bool boolean(const std::string& key) const;
   const std::string& choice(const std::string& key) const;
 
+  const std::string& method() const { return method_; }
+  bool given(const std::string& key) const { return given_.count(key) > 0; }
+  // The keys the caller set that nothing has read so far, in key order.
+  std::vector<std::string> unread() const;
+
  private:
   const std::string& raw(const std::string& key, KeyType want) const;
   std::string method_;
   std::vector<KeySpec> keys_;
   std::map<std::string, std::string> values_;
+  std::set<std::string> given_;
+  mutable std::set<std::string> read_;
 };
 
 template <class S>
@@ -59,9 +74,13 @@ using Named = std::map<std::string, Mat<S>>;
 
 // Runs a method: `in` holds x (when the method has one), every parameter and,
 // when present, dy; the result holds y (or W for initializers and rescalers)
-// and, with dy, dx and d<param> for every parameter.
+// and, with dy, dx and d<param> for every parameter. The inputs are moved in:
+// a run copies nothing it is given.
 template <class S>
-using EvalFn = std::function<Named<S>(const Settings&, const Named<S>&)>;
+using EvalFn = std::function<Named<S>(const Settings&, Named<S>&&)>;
+
+// The sizes a run bound its shape symbols to ("N", "D", "d_in", "rows", ...).
+using Dims = std::map<std::string, long>;
 
 enum class Kind { layer, initializer, rescaler };
 const char* kind_name(Kind k);
@@ -76,6 +95,9 @@ struct Method {
   std::function<TensorSpec(const Settings&)> output;
   // The key whose choices change the tensor list (scalevec's strategy), or "".
   std::string variant_key;
+  // How each output ("y", "dx", "d<param>", "W") is judged in a storage type, for
+  // these settings and sizes (scaleref/oracle/rules.hpp).
+  std::function<oracle::Rule(const Settings&, const std::string& output, const Dims&)> rule;
   EvalFn<double> eval_double;
   EvalFn<Real50> eval_real50;
 };

@@ -1,6 +1,8 @@
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <random>
 #include <scaleref/error.hpp>
@@ -315,9 +317,28 @@ CheckResult transpose_result(const char* check, const Problem& pr, const Transpo
   return c;
 }
 
-// Taylor remainder in 50 digits along a random direction; reports the fitted slope.
+// A decimal literal in the precision S.
+template <class S>
+S literal(const char* text) {
+  if constexpr (std::is_same_v<S, double>)
+    return std::strtod(text, nullptr);
+  else
+    return S(text);
+}
+
+// Taylor remainder along a random direction; reports the fitted slope. In 50
+// digits (taylor-50) the steps run t = 1e-6 / 2^k; in double (taylor-double,
+// for a problem given in double only) t = 1e-2 / 2^k, so the remainder t^2
+// stays well above double's rounding floor.
+template <class S>
 CheckResult taylor_check(const Problem& pr, const Inputs<double>& x64, const Layout& L, Rng& rng) {
-  using S = Real50;
+  constexpr bool wide = !std::is_same_v<S, double>;
+  const Differentiable<S>& fn = [&]() -> const Differentiable<S>& {
+    if constexpr (wide)
+      return pr.f50;
+    else
+      return pr.f64;
+  }();
   Inputs<S> x, d;
   for (const auto& m : x64) {
     x.push_back(cast<S>(m));
@@ -328,30 +349,34 @@ CheckResult taylor_check(const Problem& pr, const Inputs<double>& x64, const Lay
   auto f = [&](const S& t) {
     Inputs<S> xt = x;
     for (std::size_t p = 0; p < x.size(); ++p) xt[p] += t * d[p];
-    return S(v.cwiseProduct(pr.f50.forward(xt)).sum());
+    return S(v.cwiseProduct(fn.forward(xt)).sum());
   };
-  const Inputs<S> g = pr.f50.backward(x, v);
+  const Inputs<S> g = fn.backward(x, v);
   S gd = 0;
   for (std::size_t p = 0; p < x.size(); ++p) gd += d[p].cwiseProduct(g[p]).sum();
   const S f0 = f(S(0));
-  const S t0 = S("1e-6");
+  const S t0 = literal<S>(wide ? "1e-6" : "1e-2");
   // Round-off in f(t): of the outputs, and of forming x + t d before f sees it.
-  S scale = v.cwiseAbs().cwiseProduct(pr.f50.forward(x).cwiseAbs()).sum();
+  S scale = v.cwiseAbs().cwiseProduct(fn.forward(x).cwiseAbs()).sum();
   for (std::size_t p = 0; p < x.size(); ++p)
     scale += g[p].cwiseAbs().cwiseProduct(x[p].cwiseAbs() + t0 * d[p].cwiseAbs()).sum();
-  // Measured too: at t ~ 1e-30 the true remainder is ~1e-60, so what is left is
-  // rounding, including any cancellation inside f that its output does not show.
+  // Measured too: at a tiny t the true remainder is far below rounding (t^2 ~
+  // 1e-60 in 50 digits, 1e-18 in double), so what is left is rounding,
+  // including any cancellation inside f that its output does not show.
   double noise = 0;
-  for (const char* tiny : {"1e-30", "2e-30", "3e-30"}) {
+  const std::array<const char*, 3> tiny =
+      wide ? std::array<const char*, 3>{"1e-30", "2e-30", "3e-30"}
+           : std::array<const char*, 3>{"1e-9", "2e-9", "3e-9"};
+  for (const char* text : tiny) {
     using std::abs;
-    const S tt(tiny);
+    const S tt = literal<S>(text);
     noise = std::max(noise, to_double(S(abs(f(tt) - f0 - tt * gd))));
   }
   const double floor = std::max(1e3 * eps<S>() * to_double(scale), 10 * noise);
   CheckResult c;
-  c.check = "taylor-50";
+  c.check = wide ? "taylor-50" : "taylor-double";
   c.input = "all";
-  c.cmp.what = pr.name + " taylor-50";
+  c.cmp.what = pr.name + " " + c.check;
   std::vector<double> ts, rs;  // the steps and remainders above the floor
   std::ostringstream points;
   points << "round-off floor " << floor << "; (t, remainder):";
@@ -367,19 +392,21 @@ CheckResult taylor_check(const Problem& pr, const Inputs<double>& x64, const Lay
   }
   c.detail = points.str();
   c.cmp.count = static_cast<long>(ts.size());
+  char buf[128];
   if (ts.size() < 3) {  // remainder at round-off: f is linear along d, any gradient slope is moot
     c.ok = true;
     c.slope = std::numeric_limits<double>::quiet_NaN();
-    c.regime = "remainder below round-off at t = 1e-6..7.8e-9 (f linear along d)";
+    std::snprintf(buf, sizeof buf, "remainder below round-off at t = %.3g..%.3g (f linear along d)",
+                  to_double(t0), to_double(t0) / 128);
+    c.regime = buf;
     return c;
   }
   c.slope = loglog_fit(ts, rs).slope;
   c.ok =
       c.slope >= 1.9;  // 2 (or more where the quadratic term vanishes along d); a wrong g gives 1
   c.cmp.mismatches = c.ok ? 0 : 1;
-  char buf[128];
-  std::snprintf(buf, sizeof buf, "slope %.4f over %zu steps t = 1e-6 / 2^k (pass: >= 1.9)", c.slope,
-                ts.size());
+  std::snprintf(buf, sizeof buf, "slope %.4f over %zu steps t = %.3g / 2^k (pass: >= 1.9)", c.slope,
+                ts.size(), to_double(t0));
   c.regime = buf;
   return c;
 }
@@ -443,31 +470,43 @@ Report check(const Problem& pr, const Inputs<double>& x, const Options& o) {
     require(x[p].size() > 0 && x[p].allFinite(), "verify::check", "input '", pr.input_names[p],
             "' of '", pr.name, "' must be non-empty and finite, got ", shape_str(x[p]));
   const Mat<double> y = pr.f64.forward(x);
+  require(y.size() > 0 && y.allFinite(), "verify::check", "'", pr.name,
+          "' must give a non-empty, finite output at the inputs, got ", shape_str(y),
+          y.size() > 0 ? " with a non-finite entry" : "");
+  // A problem given in double only (a user's function) runs the double checks:
+  // fd-double without the 50-digit yardstick, transpose-double, taylor-double.
+  const bool has50 = static_cast<bool>(pr.f50.forward);
   Rng rng(o.seed);
   const Layout L = make_layout(x, y.rows(), y.cols(), o, rng);
   Report rep;
   rep.problem = pr.name;
   std::optional<Blocks<Real50>> b50;  // also the yardstick of the double FD's error
-  if (o.fd_50 || o.fd_double) b50 = jacobian_blocks(pr.f50, x, L);
+  if (has50 && (o.fd_50 || o.fd_double)) b50 = jacobian_blocks(pr.f50, x, L);
   if (o.fd_double) {
     const Blocks<double> b = jacobian_blocks(pr.f64, x, L);
-    add_fd_checks(rep, "fd-double", pr, b, &*b50, x, y, L, o.rtol_double,
+    add_fd_checks(rep, "fd-double", pr, b, b50 ? &*b50 : nullptr, x, y, L, o.rtol_double,
                   "double FD keeps ~4e-11 of f's scale times its conditioning (<= 1e4)");
   }
-  if (o.fd_50)
+  if (has50 && o.fd_50)
     add_fd_checks(rep, "fd-50", pr, *b50, &*b50, x, y, L, o.rtol_50,
                   "50-digit FD error ~1e-35 times conditioning; 15 digits of room");
   if (o.transpose) {
     const Pairs pairs = draw_pairs(x, L, o.projections, rng);
-    const Transposed<Real50> t50 = transposed(pr.f50, x, pairs, o.rtol_50);
     const Transposed<double> t64 = transposed(pr.f64, x, pairs, o.rtol_double);
     Mat<double> measured = t64.allowance;  // plus the double FD's error against 50 digits
-    for (long q = 0; q < measured.size(); ++q)
-      measured(0, q) += std::abs(t64.rhs(0, q) - to_double(t50.rhs(0, q)));
-    rep.checks.push_back(transpose_result("transpose-double", pr, t64, measured, o.rtol_double));
-    rep.checks.push_back(transpose_result("transpose-50", pr, t50, t50.allowance, o.rtol_50));
+    if (has50) {
+      const Transposed<Real50> t50 = transposed(pr.f50, x, pairs, o.rtol_50);
+      for (long q = 0; q < measured.size(); ++q)
+        measured(0, q) += std::abs(t64.rhs(0, q) - to_double(t50.rhs(0, q)));
+      rep.checks.push_back(transpose_result("transpose-double", pr, t64, measured, o.rtol_double));
+      rep.checks.push_back(transpose_result("transpose-50", pr, t50, t50.allowance, o.rtol_50));
+    } else {
+      rep.checks.push_back(transpose_result("transpose-double", pr, t64, measured, o.rtol_double));
+    }
   }
-  if (o.taylor) rep.checks.push_back(taylor_check(pr, x, L, rng));
+  if (o.taylor)
+    rep.checks.push_back(has50 ? taylor_check<Real50>(pr, x, L, rng)
+                               : taylor_check<double>(pr, x, L, rng));
   return rep;
 }
 

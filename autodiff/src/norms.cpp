@@ -23,11 +23,7 @@ norm::seednorm::Params<S> seednorm_params(const norm::seednorm::Config& c,
   return p;
 }
 
-template <class S>
-void append_present(std::vector<Mat<S>>& out, std::initializer_list<const Mat<S>*> grads) {
-  for (const Mat<S>* g : grads)
-    if (g->size() > 0) out.push_back(*g);
-}
+using verify::vjp;
 
 }  // namespace
 
@@ -44,9 +40,9 @@ Problem analytic_rmsnorm(const norm::rmsnorm::Config& c) {
       [c](const auto& in, const auto& dy) {
         using S = ScalarOf<decltype(in)>;
         norm::rmsnorm::Cache<S> k;
-        norm::rmsnorm::forward<S>({in[1]}, c, in[0], &k);
-        const auto g = norm::rmsnorm::backward<S>({in[1]}, c, k, dy);
-        return std::vector<Mat<S>>{g.dx, g.dgamma};
+        Mat<S> y = norm::rmsnorm::forward<S>({in[1]}, c, in[0], &k);
+        auto g = norm::rmsnorm::backward<S>({in[1]}, c, k, dy);
+        return vjp<S>(std::move(y), {&g.dx, &g.dgamma});
       });
 }
 
@@ -67,11 +63,9 @@ Problem analytic_layernorm(const norm::layernorm::Config& c) {
       [c, params](const auto& in, const auto& dy) {
         using S = ScalarOf<decltype(in)>;
         norm::layernorm::Cache<S> k;
-        norm::layernorm::forward(params(in), c, in[0], &k);
-        const auto g = norm::layernorm::backward(params(in), c, k, dy);
-        std::vector<Mat<S>> out{g.dx};
-        append_present<S>(out, {&g.dgamma, &g.dbeta});
-        return out;
+        Mat<S> y = norm::layernorm::forward(params(in), c, in[0], &k);
+        auto g = norm::layernorm::backward(params(in), c, k, dy);
+        return vjp<S>(std::move(y), {&g.dx, &g.dgamma, &g.dbeta});
       });
 }
 
@@ -94,11 +88,9 @@ Problem analytic_dyt(const norm::dyt::Config& c) {
       [c, params](const auto& in, const auto& dy) {
         using S = ScalarOf<decltype(in)>;
         norm::dyt::Cache<S> k;
-        norm::dyt::forward(params(in), c, in[0], &k);
-        const auto g = norm::dyt::backward(params(in), c, k, dy);
-        std::vector<Mat<S>> out{g.dx, g.dalpha, g.dgamma};
-        append_present<S>(out, {&g.dbeta});
-        return out;
+        Mat<S> y = norm::dyt::forward(params(in), c, in[0], &k);
+        auto g = norm::dyt::backward(params(in), c, k, dy);
+        return vjp<S>(std::move(y), {&g.dx, &g.dalpha, &g.dgamma, &g.dbeta});
       });
 }
 
@@ -117,11 +109,9 @@ Problem analytic_seednorm(const norm::seednorm::Config& c) {
         using S = ScalarOf<decltype(in)>;
         const auto p = seednorm_params(c, in);
         norm::seednorm::Cache<S> k;
-        norm::seednorm::forward(p, c, in[0], &k);
-        const auto g = norm::seednorm::backward(p, c, k, dy);
-        std::vector<Mat<S>> out{g.dx};
-        append_present<S>(out, {&g.dalpha, &g.dbeta, &g.dgamma});
-        return out;
+        Mat<S> y = norm::seednorm::forward(p, c, in[0], &k);
+        auto g = norm::seednorm::backward(p, c, k, dy);
+        return vjp<S>(std::move(y), {&g.dx, &g.dalpha, &g.dbeta, &g.dgamma});
       });
 }
 
@@ -155,11 +145,9 @@ Problem analytic_adaseednorm(const norm::adaseednorm::Config& c) {
       [c, params, nc](const auto& in, const auto& dy) {
         using S = ScalarOf<decltype(in)>;
         norm::adaseednorm::Cache<S> k;
-        norm::adaseednorm::forward(params(in), c, in[0], in[nc - 2], in[nc - 1], &k);
-        const auto g = norm::adaseednorm::backward(params(in), c, k, dy);
-        std::vector<Mat<S>> out{g.dx};
-        append_present<S>(out, {&g.dalpha, &g.dbeta, &g.dgamma_c, &g.deta_c});
-        return out;
+        Mat<S> y = norm::adaseednorm::forward(params(in), c, in[0], in[nc - 2], in[nc - 1], &k);
+        auto g = norm::adaseednorm::backward(params(in), c, k, dy);
+        return vjp<S>(std::move(y), {&g.dx, &g.dalpha, &g.dbeta, &g.dgamma_c, &g.deta_c});
       });
 }
 

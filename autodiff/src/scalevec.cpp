@@ -73,12 +73,9 @@ Problem analytic_scalevec(const scalevec::Config& c) {
         using S = ScalarOf<decltype(in)>;
         const auto p = params_of<S>(c.strategy, in);
         scalevec::Cache<S> k;
-        scalevec::forward<S>(p, c, in[0], &k);
-        const auto g = scalevec::backward<S>(p, c, k, dy);
-        std::vector<Mat<S>> out{g.dx, g.dW};
-        for (const Mat<S>* m : {&g.dg, &g.da, &g.dr, &g.du})
-          if (m->size() > 0) out.push_back(*m);
-        return out;
+        Mat<S> y = scalevec::forward<S>(p, c, in[0], &k);
+        auto g = scalevec::backward<S>(p, c, k, dy);
+        return verify::vjp<S>(std::move(y), {&g.dx, &g.dW, &g.dg, &g.da, &g.dr, &g.du});
       });
 }
 

@@ -14,9 +14,9 @@ verify::Problem analytic_linear() {
       [](const auto& in, const auto& dy) {
         using S = ScalarOf<decltype(in)>;
         linear::Cache<S> k;
-        linear::forward<S>({in[1]}, in[0], &k);
-        const auto g = linear::backward<S>({in[1]}, k, dy);
-        return std::vector<Mat<S>>{g.dx, g.dW};
+        Mat<S> y = linear::forward<S>({in[1]}, in[0], &k);
+        auto g = linear::backward<S>({in[1]}, k, dy);
+        return verify::vjp<S>(std::move(y), {&g.dx, &g.dW});
       });
 }
 
@@ -35,9 +35,9 @@ verify::Problem analytic_sdd(const sdd::Config& c) {
       [c](const auto& in, const auto& dy) {
         using S = ScalarOf<decltype(in)>;
         sdd::Cache<S> k;
-        sdd::forward<S>({in[1], in[2]}, c, in[0], &k);
-        const auto g = sdd::backward<S>({in[1], in[2]}, c, k, dy);
-        return std::vector<Mat<S>>{g.dx, g.dV, g.dalpha};
+        Mat<S> y = sdd::forward<S>({in[1], in[2]}, c, in[0], &k);
+        auto g = sdd::backward<S>({in[1], in[2]}, c, k, dy);
+        return verify::vjp<S>(std::move(y), {&g.dx, &g.dV, &g.dalpha});
       });
 }
 

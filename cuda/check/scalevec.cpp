@@ -4,11 +4,9 @@
 // initial values (1), since ones hide a wrong use of g or a in dx. Each case
 // also runs backward a second time and wants the same bits.
 //
-// Tolerance (compare.hpp): `terms` adds up the lengths of the sums an output
-// goes through (terms_of below); `roundings` counts the values on its path
-// that are stored in T (the bf16 storage roundings): s = g (.) n(x); z for
-// AP, DP and DNP; MD's u_hat and g(r, u); the gradients dz (AP, DP, DNP), ds
-// and MD's dg(r, u) and r dg; and the output itself. A scalar output (MD's
+// Tolerance (compare.hpp): each output's terms and storage roundings are the
+// oracle's rule (scaleref/oracle/rules.hpp, scalevec_rule, which Python's
+// assert_close reads too). A scalar output (MD's
 // dr) is compared with atol relative to the size of its terms (sum_k
 // |dg_k u_hat_k|), not to its own value, which a cancelling sum can make
 // arbitrarily small.
@@ -17,6 +15,7 @@
 #include <cstring>
 #include <limits>
 #include <scaleref/cuda/scalevec.hpp>
+#include <scaleref/oracle/rules.hpp>
 #include <scaleref/scalevec/linear.hpp>
 
 #include "families.hpp"
@@ -67,50 +66,6 @@ template <class T>
 bool same_bits(const DeviceMatrix<T>& a, const DeviceMatrix<T>& b) {
   const std::vector<T> ha = a.buffer.download(), hb = b.buffer.download();
   return ha.size() == hb.size() && std::memcmp(ha.data(), hb.data(), ha.size() * sizeof(T)) == 0;
-}
-
-// The lengths of the sums each output's error goes through, added up (a bound,
-// not a tight count): n(x)'s RMS and the GEMM over d_in (MD: RMS(u) over d_in
-// too), DNP's n_h over w, the backward GEMM over d_out, n(x)'s backward
-// projection over d_in, and a parameter gradient's sum over the n rows.
-struct Terms {
-  i64 y, dx, dW, dg, da, dr, du;
-};
-
-Terms terms_of(const SvShape& s, Strategy st) {
-  const i64 w = st == Strategy::dnp ? s.d_out / s.heads : 0;
-  const i64 md = st == Strategy::md ? s.d_in : 0;
-  const i64 z = 2 * s.d_in + md;                   // z = g (.) n(x) W^T
-  const i64 dz = st == Strategy::dnp ? z + w : 0;  // DNP's dz reads z through n_h's backward
-  Terms t;
-  t.y = z + w;
-  t.dW = s.n + s.d_in + md + dz;          // sum over rows of dz s
-  t.dg = s.n + s.d_out + s.d_in + dz;     // sum over rows of ds n(x), ds = dz W
-  t.dx = s.d_out + 2 * s.d_in + md + dz;  // ds, then n(x)'s backward
-  t.da = s.n + z + w;                     // sum over rows of dy z (DNP: dy n_h(z))
-  t.dr = t.dg + 2 * s.d_in;               // sum over d_in of dg(r, u) u_hat
-  t.du = t.dg + 2 * s.d_in;               // u's backward projection
-  return t;
-}
-
-// The bf16 storage roundings on each output's path (see the top of the file).
-struct Roundings {
-  int y, dx, dW, dg, da, dr, du;
-};
-
-Roundings roundings_of(Strategy st) {
-  const int gain = st == Strategy::md ? 2 : 0;  // u_hat, g(r, u)
-  const int z = scalevec::uses_a(st) ? 1 : 0;   // z stored (AP, DP, DNP)
-  const int dz = st == Strategy::dnp ? 3 : z;   // dz; DNP's reads s and z
-  Roundings r;
-  r.y = 2 + gain + z;    // s, [z,] y
-  r.dW = dz + 2 + gain;  // dz, s, dW
-  r.dg = dz + 2;         // dz, ds, dg
-  r.dx = dz + 2 + gain;  // dz, ds, dx (and the gain n(x)'s backward reads)
-  r.da = 3;              // s, z, da
-  r.dr = 4;              // ds, dg(r, u), u_hat, dr
-  r.du = 5;              // ds, dg(r, u), r dg, u_hat, du
-  return r;
 }
 
 // One draw of everything a case reads, rounded to T.
@@ -208,17 +163,20 @@ void strategy_case(Report& r, Blas& blas, const SvShape& s, Strategy st) {
 
   const std::string at = std::string("scalevec/") + scalevec::strategy_name(st) + " " +
                          dtype_name(dtype_of<T>()) + " " + s.str() + " ";
-  const Terms t = terms_of(s, st);
-  const Roundings n = roundings_of(st);
-  add<T>(r, at + "y", Y.values(), y, Kind::reduced, t.y, n.y);
-  add<T>(r, at + "dx", o.dx.values(), want.dx, Kind::reduced, t.dx, n.dx);
-  add<T>(r, at + "dW", o.dW.values(), want.dW, Kind::reduced, t.dW, n.dW);
-  if (scalevec::uses_g(st)) add<T>(r, at + "dg", o.dg.values(), want.dg, Kind::reduced, t.dg, n.dg);
-  if (scalevec::uses_a(st)) add<T>(r, at + "da", o.da.values(), want.da, Kind::reduced, t.da, n.da);
+  const auto out = [&](const char* name, const MatD& got, const MatD& ref) {
+    const oracle::Rule u = oracle::scalevec_rule(st, name, s.n, s.d_in, s.d_out, heads);
+    add<T>(r, at + name, got, ref, u.kind, u.terms, u.roundings);
+  };
+  out("y", Y.values(), y);
+  out("dx", o.dx.values(), want.dx);
+  out("dW", o.dW.values(), want.dW);
+  if (scalevec::uses_g(st)) out("dg", o.dg.values(), want.dg);
+  if (scalevec::uses_a(st)) out("da", o.da.values(), want.da);
   if (md) {
+    const oracle::Rule u = oracle::scalevec_rule(st, "dr", s.n, s.d_in, s.d_out, heads);
     r.add(at + "dr", o.dr.values(), want.dr,
-          tolerance(dtype_of<T>(), Kind::reduced, t.dr, dr_scale(in, k), n.dr));
-    add<T>(r, at + "du", o.du.values(), want.du, Kind::reduced, t.du, n.du);
+          tolerance(dtype_of<T>(), u.kind, u.terms, dr_scale(in, k), u.roundings));
+    out("du", o.du.values(), want.du);
   }
   expect_padding(r, at + "y padding", Y);
   expect_padding(r, at + "dx padding", o.dx);

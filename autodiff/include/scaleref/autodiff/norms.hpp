@@ -63,7 +63,7 @@ Var<S> tape_activation(Tape<S>& t, norm::Activation a, Var<S> z) {
       return t.hardtanh(z);
     case norm::Activation::softsign:
       return t.softsign(z);
-    case norm::Activation::gelu:
+    case norm::Activation::gelu_tanh:
       return t.gelu(z);
     case norm::Activation::swish:
       return t.silu(z);

@@ -11,6 +11,11 @@
 //               approximate formula shows its true error instead.
 //  transpose-*  <u, J^T v> (backward) = <J u, v> (J u by a finite difference
 //               along u), for random u, v: one number per pair, any shape.
+//  A problem given in double only (f50 left empty: a user's own function, as
+//  Python's scaleref.testing.gradcheck makes one) runs fd-double without the
+//  50-digit yardstick, transpose-double, and taylor-double (below, with steps
+//  t = 1e-2 / 2^k, where double's rounding leaves t^2 well above its floor).
+//
 //  taylor-50    |f(x + t d) - f(x) - t <g, d>| against t, f = <v, y>: the
 //               fitted log-log slope is 2 for a right gradient, 1 for a wrong one.
 //               Remainders under the round-off floor (the larger of 1e3 eps
@@ -60,6 +65,8 @@
 #include <scaleref/verify/compare.hpp>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace scaleref::verify {
@@ -67,12 +74,33 @@ namespace scaleref::verify {
 template <class S>
 using Inputs = std::vector<Mat<S>>;
 
+// The output and the vector-Jacobian product of one evaluation.
+template <class S>
+struct Vjp {
+  Mat<S> y;
+  Inputs<S> grads;  // grads[p] = J_p^T dy, shaped like x[p]
+};
+
+// y and the gradients of the inputs present, moved out: an empty gradient (a
+// parameter the configuration does not have) is skipped.
+template <class S>
+Vjp<S> vjp(Mat<S>&& y, std::initializer_list<Mat<S>*> grads) {
+  Vjp<S> out{std::move(y), {}};
+  for (Mat<S>* g : grads)
+    if (g->size() > 0) out.grads.push_back(std::move(*g));
+  return out;
+}
+
 // A function of matrix inputs with its vector-Jacobian product, at one precision.
 template <class S>
 struct Differentiable {
   std::function<Mat<S>(const Inputs<S>&)> forward;
   // backward(x, dy)[p] = J_p^T dy, shaped like x[p].
   std::function<Inputs<S>(const Inputs<S>&, const Mat<S>&)> backward;
+  // y and backward(x, dy) from one pass where the backward computes y anyway
+  // (the analytic layers: forward with a cache, then backward), else from
+  // forward and backward in turn. What the command line and Python call.
+  std::function<Vjp<S>(const Inputs<S>&, const Mat<S>&)> value_and_backward;
 };
 
 struct Problem {
@@ -82,7 +110,8 @@ struct Problem {
   Differentiable<Real50> f50;
 
   // From generic lambdas: forward(const Inputs<S>&) -> Mat<S> and
-  // backward(const Inputs<S>&, const Mat<S>& dy) -> Inputs<S>.
+  // backward(const Inputs<S>&, const Mat<S>& dy) -> Inputs<S>, or -> Vjp<S>
+  // when the backward has y at hand (then value_and_backward is one pass).
   template <class Forward, class Backward>
   static Problem make(std::string name, std::vector<std::string> input_names, Forward forward,
                       Backward backward);
@@ -166,14 +195,28 @@ template <class Forward, class Backward>
 Problem Problem::make(std::string name, std::vector<std::string> input_names, Forward forward,
                       Backward backward) {
   Problem p{std::move(name), std::move(input_names), {}, {}};
-  p.f64.forward = [forward](const Inputs<double>& x) { return Mat<double>(forward(x)); };
-  p.f64.backward = [backward](const Inputs<double>& x, const Mat<double>& dy) {
-    return Inputs<double>(backward(x, dy));
+  auto set = [&]<class S>(Differentiable<S>& f) {
+    f.forward = [forward](const Inputs<S>& x) { return Mat<S>(forward(x)); };
+    using Result =
+        decltype(backward(std::declval<const Inputs<S>&>(), std::declval<const Mat<S>&>()));
+    if constexpr (std::is_same_v<std::decay_t<Result>, Vjp<S>>) {
+      f.backward = [backward](const Inputs<S>& x, const Mat<S>& dy) {
+        return std::move(backward(x, dy).grads);
+      };
+      f.value_and_backward = [backward](const Inputs<S>& x, const Mat<S>& dy) {
+        return Vjp<S>(backward(x, dy));
+      };
+    } else {
+      f.backward = [backward](const Inputs<S>& x, const Mat<S>& dy) {
+        return Inputs<S>(backward(x, dy));
+      };
+      f.value_and_backward = [forward, backward](const Inputs<S>& x, const Mat<S>& dy) {
+        return Vjp<S>{Mat<S>(forward(x)), Inputs<S>(backward(x, dy))};
+      };
+    }
   };
-  p.f50.forward = [forward](const Inputs<Real50>& x) { return Mat<Real50>(forward(x)); };
-  p.f50.backward = [backward](const Inputs<Real50>& x, const Mat<Real50>& dy) {
-    return Inputs<Real50>(backward(x, dy));
-  };
+  set(p.f64);
+  set(p.f50);
   return p;
 }
 

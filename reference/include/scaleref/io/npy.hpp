@@ -9,8 +9,13 @@
 //
 // Supported dtypes: '<f8', '<f4', '<f2' (IEEE half) and bfloat16, stored as
 // '<u2' (NumPy has no bfloat16; '<u2' is read as bfloat16 only when
-// ReadOptions::u2_is_bf16 is set). Anything else (big-endian, integers,
-// complex, structured) is refused.
+// ReadOptions::u2_is_bf16 is set). With ReadOptions::integers, also the
+// integer dtypes ('|i1' '<i2' '<i4' '<i8' '|u1' '<u4' '<u8'), read as the
+// doubles they equal (DType::f8); an entry beyond 2^53 in magnitude, which a
+// double cannot hold exactly, is refused. '<u2' is never read as an integer:
+// it is how bfloat16 is dumped, and its bit patterns read as numbers would be
+// finite, plausible and wrong. Anything else (big-endian,
+// booleans, complex, structured) is refused.
 //
 // The reader is strict: the header dict must have exactly the keys 'descr',
 // 'fortran_order' and 'shape'; the payload must have exactly the bytes the
@@ -30,6 +35,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <scaleref/error.hpp>
@@ -46,6 +52,7 @@ enum class DType { f8, f4, f2, bf16 };
 
 struct ReadOptions {
   bool u2_is_bf16 = false;                           // read '<u2' as bfloat16
+  bool integers = false;                             // read integer dtypes as exact doubles
   std::uint64_t max_bytes = std::uint64_t(1) << 32;  // refuse larger payloads
 };
 
@@ -420,6 +427,14 @@ inline Array parse(const std::uint8_t* bytes, std::size_t size, const ReadOption
   if (!have_shape) fail_at(close_at, "header dict has no 'shape' key");
 
   Array out;
+  // An integer dtype: its size in bytes and whether it is signed (0: not one).
+  std::size_t int_size = 0;
+  bool int_signed = false;
+  const bool integer_descr =
+      descr.size() == 3 && (descr[0] == '<' || descr[0] == '|') &&
+      (descr[1] == 'i' || descr[1] == 'u') &&
+      (descr[2] == '1' || descr[2] == '2' || descr[2] == '4' || descr[2] == '8') &&
+      (descr[0] == '|') == (descr[2] == '1');
   if (descr == "<f8") {
     out.dtype = DType::f8;
   } else if (descr == "<f4") {
@@ -428,8 +443,14 @@ inline Array parse(const std::uint8_t* bytes, std::size_t size, const ReadOption
     out.dtype = DType::f2;
   } else if (descr == "<u2" && opt.u2_is_bf16) {
     out.dtype = DType::bf16;
+  } else if (integer_descr && opt.integers && descr != "<u2") {
+    out.dtype = DType::f8;
+    int_size = static_cast<std::size_t>(descr[2] - '0');
+    int_signed = descr[1] == 'i';
   } else if (descr == "<u2") {
     fail_at(descr_at, "dtype '<u2' is read as bfloat16 only with ReadOptions::u2_is_bf16 set");
+  } else if (integer_descr) {
+    fail_at(descr_at, "integer dtype '", descr, "' is read only with ReadOptions::integers set");
   } else if (!descr.empty() && descr[0] == '>') {
     fail_at(descr_at, "big-endian dtype '", descr,
             "' is not supported (expected '<f8', '<f4', '<f2' or '<u2')");
@@ -437,7 +458,7 @@ inline Array parse(const std::uint8_t* bytes, std::size_t size, const ReadOption
     fail_at(descr_at, "unsupported dtype '", descr, "' (expected '<f8', '<f4', '<f2' or '<u2')");
   }
 
-  const std::size_t isz = item_size(out.dtype);
+  const std::size_t isz = int_size ? int_size : item_size(out.dtype);
   std::uint64_t count = 1;
   for (long d : shape) {
     const auto ud = static_cast<std::uint64_t>(d);
@@ -460,6 +481,24 @@ inline Array parse(const std::uint8_t* bytes, std::size_t size, const ReadOption
   const std::uint8_t* src = bytes + hend;
   auto element = [&](std::size_t k) -> double {
     const std::uint8_t* q = src + k * isz;
+    if (int_size) {
+      const std::uint64_t raw = detail::load_le(q, int_size);
+      constexpr std::uint64_t kExact = std::uint64_t(1)
+                                       << 53;  // every integer up to it is a double
+      std::uint64_t magnitude = raw;
+      bool negative = false;
+      if (int_signed) {
+        const unsigned shift = static_cast<unsigned>(64 - 8 * int_size);  // sign-extend
+        const std::int64_t v = static_cast<std::int64_t>(raw << shift) >> shift;
+        negative = v < 0;
+        magnitude = negative ? ~static_cast<std::uint64_t>(v) + 1 : static_cast<std::uint64_t>(v);
+      }
+      if (magnitude > kExact)
+        fail_at(hend + k * isz, "integer entry ", k,
+                " exceeds 2^53 in magnitude: no double holds every such integer exactly");
+      const double d = static_cast<double>(magnitude);
+      return negative ? -d : d;
+    }
     switch (out.dtype) {
       case DType::f8:
         return std::bit_cast<double>(detail::load_le(q, 8));
@@ -502,6 +541,8 @@ inline Array parse(const std::uint8_t* bytes, std::size_t size, const ReadOption
 }
 
 inline Array read(const std::string& path, const ReadOptions& opt) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) fail("npy::read: '", path, "' is a directory");
   std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) fail("npy::read: cannot open '", path, "'");
   const std::streamoff end = in.tellg();

@@ -63,15 +63,49 @@ constexpr std::array<E, N> values_of(const NameTable<E, N>& table) {
   return out;
 }
 
+// A parameter's initial value as its paper gives it, which a caller who
+// leaves the parameter out (the command line, Python) gets: every entry 0,
+// every entry 1, or every entry the value of the setting `Tensor::initial_setting`
+// (DyT's and SeeDNorm's alpha_init). `none`: the caller must pass the tensor
+// (x, a weight matrix, AdaSeeDNorm's conditions).
+enum class Initial { none, zeros, ones, setting };
+
 // One tensor of a method: its name as the paper writes it, its shape in
 // symbols ("N" rows of a batch, "D", "d_in", "d_out", "1"), whether the paper
-// puts it under weight decay, and where the paper says so (inputs: "").
+// puts it under weight decay, where the paper says so (inputs: ""), and its
+// initial value.
 struct Tensor {
   std::string_view name;
   std::array<std::string_view, 2> shape;
   bool weight_decay = false;
   std::string_view source;
+  Initial initial = Initial::none;
+  std::string_view initial_setting;  // Initial::setting only
+
+  constexpr Tensor() = default;
+  constexpr Tensor(std::string_view name_, std::array<std::string_view, 2> shape_,
+                   bool weight_decay_ = false, std::string_view source_ = "",
+                   Initial initial_ = Initial::none, std::string_view initial_setting_ = "")
+      : name(name_),
+        shape(shape_),
+        weight_decay(weight_decay_),
+        source(source_),
+        initial(initial_),
+        initial_setting(initial_setting_) {}
 };
+
+// A norm's gain gamma (initially 1) and bias beta (initially 0), [1, D], neither
+// under weight decay: LayerNorm's and DyT's.
+inline constexpr Tensor kNormGain{"gamma",
+                                  {"1", "D"},
+                                  false,
+                                  "norm gains carry no weight decay in the papers' setups",
+                                  Initial::ones};
+inline constexpr Tensor kNormBias{"beta",
+                                  {"1", "D"},
+                                  false,
+                                  "biases carry no weight decay in the papers' setups",
+                                  Initial::zeros};
 
 // The tensors of one configuration of a method, in the order every program
 // passes them (x first, then the parameters the configuration has).

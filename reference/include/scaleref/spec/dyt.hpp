@@ -12,11 +12,13 @@ struct Config {
 };
 
 inline constexpr std::array<spec::Tensor, 3> kParams{
-    spec::Tensor{
-        "alpha", {"1", "1"}, false, "not stated by the papers; treated like a norm parameter"},
-    spec::Tensor{
-        "gamma", {"1", "D"}, false, "norm gains carry no weight decay in the papers' setups"},
-    spec::Tensor{"beta", {"1", "D"}, false, "biases carry no weight decay in the papers' setups"}};
+    spec::Tensor{"alpha",
+                 {"1", "1"},
+                 false,
+                 "not stated by the papers; treated like a norm parameter",
+                 spec::Initial::setting,
+                 "alpha_init"},
+    spec::kNormGain, spec::kNormBias};
 
 inline constexpr std::array<spec::Setting, 2> kSettings{
     spec::bool_setting("bias", Config{}.bias, "beta present"),

@@ -11,10 +11,7 @@ struct Config {
   bool bias = true;   // beta present
 };
 
-inline constexpr std::array<spec::Tensor, 2> kParams{
-    spec::Tensor{
-        "gamma", {"1", "D"}, false, "norm gains carry no weight decay in the papers' setups"},
-    spec::Tensor{"beta", {"1", "D"}, false, "biases carry no weight decay in the papers' setups"}};
+inline constexpr std::array<spec::Tensor, 2> kParams{spec::kNormGain, spec::kNormBias};
 
 inline constexpr std::array<spec::Setting, 2> kSettings{
     spec::real_setting("eps", Config{}.eps, "added to the variance"),

@@ -14,7 +14,8 @@ inline constexpr std::array<spec::Tensor, 1> kParams{
     spec::Tensor{"gamma",
                  {"1", "D"},
                  false,
-                 "norm gains carry no weight decay in any of the five papers' setups"}};
+                 "norm gains carry no weight decay in any of the five papers' setups",
+                 spec::Initial::ones}};
 
 inline constexpr std::array<spec::Setting, 1> kSettings{
     spec::real_setting("eps", Config{}.eps, "inside the square root of RMS(x)")};

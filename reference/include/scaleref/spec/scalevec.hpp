@@ -84,7 +84,8 @@ constexpr spec::Tensor scale_vector(std::string_view name, std::string_view cols
               {"1", cols},
               in,
               in ? "IWD (scale_vectors paper): an Input-Norm vector is decayed"
-                 : "IWD (scale_vectors paper): an Output-Norm vector is not decayed"};
+                 : "IWD (scale_vectors paper): an Output-Norm vector is not decayed",
+              spec::Initial::ones};  // every scale vector starts at 1 (MD: r = 1, u = 1)
     }
   return {name, {"1", cols}, false, "not a scale vector of this header"};
 }

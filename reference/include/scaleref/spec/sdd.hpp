@@ -18,8 +18,12 @@ struct Config {
 inline constexpr std::array<spec::Tensor, 2> kParams{
     spec::Tensor{
         "V", {"d_out", "d_in"}, true, "a linear map's weight: decayed like any weight matrix"},
-    spec::Tensor{
-        "alpha", {"1", "d_out"}, true, "the authors' code decays alpha (the paper does not say)"}};
+    spec::Tensor{"alpha",
+                 {"1", "d_out"},
+                 true,
+                 "the authors' code decays alpha (the paper does not say)",
+                 // 1 except on a block's two output projections, 1 / sqrt(L) there (sdd/init.hpp)
+                 spec::Initial::ones}};
 
 inline constexpr std::array<spec::Setting, 1> kSettings{
     spec::real_setting("eps", Config{}.eps, "the paper's norm has none; authors' code 1e-6")};

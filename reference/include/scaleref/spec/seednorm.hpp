@@ -13,17 +13,19 @@
 namespace scaleref::norm {
 
 // sigma (seednorm eq. 4) and its ablations (Sec. 4.3, Figure 4): tanh (the
-// default), sigmoid, hardtanh and softsign are bounded; GELU (tanh form) and
-// Swish (= SiLU, x sigmoid(x)) are the unbounded ablation under which the
-// paper reports training diverges.
-enum class Activation { tanh, sigmoid, hardtanh, softsign, gelu, swish };
+// default), sigmoid, hardtanh and softsign are bounded; GELU and Swish (= SiLU,
+// x sigmoid(x)) are the unbounded ablation under which the paper reports
+// training diverges. GELU is taken in its tanh form and named so, gelu_tanh
+// (PyTorch's GELU(approximate='tanh')): PyTorch's default GELU is the erf form,
+// which differs from it by up to 1.9e-3.
+enum class Activation { tanh, sigmoid, hardtanh, softsign, gelu_tanh, swish };
 
 inline constexpr spec::NameTable<Activation, 6> kActivationNames{
     {{Activation::tanh, "tanh"},
      {Activation::sigmoid, "sigmoid"},
      {Activation::hardtanh, "hardtanh"},
      {Activation::softsign, "softsign"},
-     {Activation::gelu, "gelu"},
+     {Activation::gelu_tanh, "gelu_tanh"},
      {Activation::swish, "swish"}}};
 inline constexpr std::array<Activation, 6> kActivations = spec::values_of(kActivationNames);
 
@@ -58,7 +60,7 @@ SCALEREF_HOST_DEVICE S activate(Activation a, const S& z, const GeluConstants<S>
       return z < S(-1) ? S(-1) : (z > S(1) ? S(1) : z);
     case Activation::softsign:
       return z / (S(1) + fabs(z));
-    case Activation::gelu:
+    case Activation::gelu_tanh:
       return S(0.5) * z * (S(1) + tanh(g.c * (z + g.k * z * z * z)));
     case Activation::swish:
       return z / (S(1) + exp(-z));
@@ -85,7 +87,7 @@ SCALEREF_HOST_DEVICE S activate_derivative(Activation a, const S& z, const GeluC
       const S d = S(1) + fabs(z);
       return S(1) / (d * d);
     }
-    case Activation::gelu: {
+    case Activation::gelu_tanh: {
       const S t = tanh(g.c * (z + g.k * z * z * z));
       return S(0.5) * (S(1) + t) + S(0.5) * z * (S(1) - t * t) * g.c * (S(1) + S(3) * g.k * z * z);
     }
@@ -128,15 +130,19 @@ inline constexpr std::array<spec::Tensor, 3> kParams{
     spec::Tensor{"alpha",
                  {"1", "D"},
                  true,
-                 "seednorm Sec. 3.1: 'we also add weight decay to alpha and beta'"},
+                 "seednorm Sec. 3.1: 'we also add weight decay to alpha and beta'",
+                 spec::Initial::setting,
+                 "alpha_init"},
     spec::Tensor{"beta",
                  {"1", "D"},
                  true,
-                 "seednorm Sec. 3.1: 'we also add weight decay to alpha and beta'"},
+                 "seednorm Sec. 3.1: 'we also add weight decay to alpha and beta'",
+                 spec::Initial::zeros},
     spec::Tensor{"gamma",
                  {"1", "D"},
                  false,
-                 "seednorm: gamma is RMSNorm's gain and keeps its no-decay rule"}};
+                 "seednorm: gamma is RMSNorm's gain and keeps its no-decay rule",
+                 spec::Initial::ones}};
 
 // The settings SeeDNorm and AdaSeeDNorm share (AdaSeeDNorm has no gamma).
 inline constexpr std::array<spec::Setting, 5> kSharedSettings{
@@ -157,7 +163,13 @@ inline constexpr spec::Setting kAlphaInitSetting =
 constexpr spec::TensorList params(const Config& c) {
   spec::TensorList t;
   if (c.alpha == AlphaForm::vector) t.add(kParams[0]);
-  if (c.alpha == AlphaForm::scalar) t.add({"alpha", {"1", "1"}, true, kParams[0].source});
+  if (c.alpha == AlphaForm::scalar)
+    t.add({"alpha",
+           {"1", "1"},
+           true,
+           kParams[0].source,
+           kParams[0].initial,
+           kParams[0].initial_setting});
   if (c.beta != BetaForm::none) t.add(kParams[1]);
   if (c.gamma) t.add(kParams[2]);
   return t;
