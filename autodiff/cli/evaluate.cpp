@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <limits>
 #include <scaleref/error.hpp>
 #include <span>
 #include <utility>
@@ -65,7 +64,7 @@ class Binder {
  public:
   explicit Binder(std::string method) : method_(std::move(method)) {}
 
-  // Checks `a` against `t`; returns the dims it binds.
+  // Checks `a` against `t`, binding the symbols seen for the first time.
   void bind(const TensorSpec& t, const Array& a) {
     const std::string& r = t.shape[0];
     const std::string& c = t.shape[1];

@@ -53,10 +53,8 @@ def _as_numpy(obj, name):
         array = obj
     else:
         dtype_name = str(getattr(obj, "dtype", ""))
-        if dtype_name.endswith("bfloat16") and not isinstance(obj, np.ndarray):
-            # torch's bfloat16 has no NumPy dtype: widen (exactly) to float32 first
-            if callable(getattr(obj, "float", None)):
-                obj = obj.float()
+        if dtype_name.endswith("bfloat16") and callable(getattr(obj, "float", None)):
+            obj = obj.float()  # torch's bfloat16 has no NumPy dtype: widen (exactly) to float32
         try:
             if hasattr(obj, "__array__") or not hasattr(obj, "__dlpack__"):
                 array = np.asarray(obj)

@@ -9,13 +9,14 @@
 // reference reads; an output matrix is handed to NumPy without a copy (the
 // array owns it). scaleref::Error becomes ValueError (pybind11 maps
 // std::invalid_argument), a dtype the oracle cannot read TypeError.
-#include <pybind11/functional.h>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <chrono>
-#include <cmath>
+#include <memory>
+#include <optional>
 #include <scaleref/error.hpp>
 #include <scaleref/verify/gradcheck.hpp>
 #include <string>
