@@ -148,6 +148,7 @@ void require_non_empty(const std::string& method, const std::string& name, const
 }
 
 void require_finite(const std::string& method, const std::string& name, const Array& a) {
+  if (all_finite(a.values)) return;  // vectorized; only a failure looks for the entry
   const double* v = a.values.data();
   for (Eigen::Index i = 0; i < a.values.size(); ++i)
     if (!std::isfinite(v[i]))
@@ -170,14 +171,14 @@ std::string unread_reason(const Method& m, const Settings& s, const std::vector<
 }
 
 template <class S>
-Named<double> run(const Method& m, const Settings& s, Named<double>&& in) {
+Named<double> run(const Method& m, const Settings& s, Named<double>& in) {
   if constexpr (std::is_same_v<S, double>) {
-    return m.eval_double(s, std::move(in));
+    return m.eval_double(s, in);
   } else {
     Named<S> wide;
     for (const auto& [k, v] : in) wide[k] = cast<S>(v);
     Named<double> out;
-    for (const auto& [k, v] : m.eval_real50(s, std::move(wide))) out[k] = cast<double>(v);
+    for (const auto& [k, v] : m.eval_real50(s, wide)) out[k] = cast<double>(v);
     return out;
   }
 }
@@ -194,7 +195,7 @@ Measured distance(const Mat<double>& d, const Mat<double>& r) {
 }  // namespace
 
 Evaluation evaluate(const Method& m, const Settings& s, std::map<std::string, Array> in,
-                    Precision p) {
+                    Precision p, Named<double>* spent) {
   const std::vector<TensorSpec> specs = m.inputs(s);
   const bool layer = m.kind == Kind::layer;
   std::vector<std::string> names;
@@ -259,13 +260,13 @@ Evaluation evaluate(const Method& m, const Settings& s, std::map<std::string, Ar
   e.dims = b.dims();
   Named<double> result;
   if (p == Precision::real50) {
-    Named<double> copy = named;
-    const Named<double> dbl = run<double>(m, s, std::move(copy));
-    result = run<Real50>(m, s, std::move(named));
+    const Named<double> dbl = run<double>(m, s, named);
+    result = run<Real50>(m, s, named);
     for (const auto& [name, r] : result) e.double_error[name] = distance(dbl.at(name), r);
   } else {
-    result = run<double>(m, s, std::move(named));
+    result = run<double>(m, s, named);
   }
+  if (spent) *spent = std::move(named);
   const std::vector<std::string> unread = s.unread();
   if (!unread.empty()) {
     std::vector<std::string> reasons;

@@ -61,8 +61,11 @@ struct Evaluation {
 // Runs `m` on `in` (moved in: a run copies nothing it is given; "dy" for a
 // layer's backward). real50: the outputs are the 50-digit results rounded to
 // double, and double_error measures the double evaluation against them.
+// `spent`, when given, receives the inputs' storage after the run (the oracle
+// keeps none of it), for a caller that converts its next call's inputs into
+// storage already touched (the Python module).
 Evaluation evaluate(const Method& m, const Settings& s, std::map<std::string, Array> in,
-                    Precision p = Precision::fp64);
+                    Precision p = Precision::fp64, Named<double>* spent = nullptr);
 
 // A kernel's output judged against the oracle's (scaleref/oracle/tolerance.hpp
 // with the method's rule; atol = rtol x the largest |oracle| entry of the

@@ -188,11 +188,11 @@ namespace {
 // Both precisions from one generic evaluator: f.template operator()<S>(settings, inputs).
 template <class F>
 void set_eval(Method& m, F f) {
-  m.eval_double = [f](const Settings& s, Named<double>&& in) {
-    return f.template operator()<double>(s, std::move(in));
+  m.eval_double = [f](const Settings& s, Named<double>& in) {
+    return f.template operator()<double>(s, in);
   };
-  m.eval_real50 = [f](const Settings& s, Named<Real50>&& in) {
-    return f.template operator()<Real50>(s, std::move(in));
+  m.eval_real50 = [f](const Settings& s, Named<Real50>& in) {
+    return f.template operator()<Real50>(s, in);
   };
 }
 
@@ -200,10 +200,10 @@ void set_eval(Method& m, F f) {
 // sdd.hpp, scalevec.hpp), the same object the gradient tests check: the inputs
 // in the problem's order, y from its forward or, with dy, y and "d" + name for
 // every input from one forward-and-backward pass. make(settings) builds the
-// problem for the config.
+// problem for the config. The inputs go back into `in` when the pass is done.
 template <class MakeProblem>
 void set_layer_eval(Method& m, MakeProblem make) {
-  set_eval(m, [make]<class S>(const Settings& s, Named<S>&& in) {
+  set_eval(m, [make]<class S>(const Settings& s, Named<S>& in) {
     const verify::Problem pr = make(s);
     const verify::Differentiable<S>* f;
     if constexpr (std::is_same_v<S, double>)
@@ -212,14 +212,22 @@ void set_layer_eval(Method& m, MakeProblem make) {
       f = &pr.f50;
     std::vector<Mat<S>> xs;
     for (const auto& name : pr.input_names) xs.push_back(std::move(in.at(name)));
+    const auto give_back = [&] {
+      for (std::size_t i = 0; i < xs.size(); ++i) in[pr.input_names[i]] = std::move(xs[i]);
+    };
     const auto dy = in.find("dy");
-    if (dy == in.end()) return Named<S>{{"y", f->forward(xs)}};
+    if (dy == in.end()) {
+      Named<S> out{{"y", f->forward(xs)}};
+      give_back();
+      return out;
+    }
     verify::Vjp<S> r = f->value_and_backward(xs, dy->second);
     require(r.grads.size() == xs.size(), "cli", "internal: ", pr.name, " gave ", r.grads.size(),
             " gradients for ", xs.size(), " inputs");
     Named<S> out{{"y", std::move(r.y)}};
     for (std::size_t i = 0; i < r.grads.size(); ++i)
       out["d" + pr.input_names[i]] = std::move(r.grads[i]);
+    give_back();
     return out;
   });
 }

@@ -74,10 +74,11 @@ using Named = std::map<std::string, Mat<S>>;
 
 // Runs a method: `in` holds x (when the method has one), every parameter and,
 // when present, dy; the result holds y (or W for initializers and rescalers)
-// and, with dy, dx and d<param> for every parameter. The inputs are moved in:
-// a run copies nothing it is given.
+// and, with dy, dx and d<param> for every parameter. A run copies nothing it
+// is given and keeps nothing: a layer moves its inputs into its problem while
+// it runs and back into `in` when done, so the caller may reuse their storage.
 template <class S>
-using EvalFn = std::function<Named<S>(const Settings&, Named<S>&&)>;
+using EvalFn = std::function<Named<S>(const Settings&, Named<S>&)>;
 
 // The sizes a run bound its shape symbols to ("N", "D", "d_in", "rows", ...).
 using Dims = std::map<std::string, long>;

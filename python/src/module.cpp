@@ -4,17 +4,19 @@
 // scaleref (python/scaleref/) wraps these in keyword functions; this layer
 // takes NumPy arrays only.
 //
-// Arrays cross in one copy each way at most: an input is converted by NumPy
-// (any float or integer dtype, any strides) straight into the matrix the
-// reference reads; an output matrix is handed to NumPy without a copy (the
-// array owns it). scaleref::Error becomes ValueError (pybind11 maps
-// std::invalid_argument), a dtype the oracle cannot read TypeError.
+// Arrays cross in one copy each way at most: an input is converted (a C-order
+// float64 array by one memcpy, any other dtype or strides by NumPy) straight
+// into the matrix the reference reads; an output matrix is handed to NumPy
+// without a copy (the array owns it). scaleref::Error becomes ValueError
+// (pybind11 maps std::invalid_argument), a dtype the oracle cannot read
+// TypeError.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <scaleref/error.hpp>
@@ -38,8 +40,46 @@ std::vector<long> shape_of(const py::array& a) {
   return shape;
 }
 
-// A NumPy array as an evaluation's Array: NumPy converts (dtype, strides)
-// directly into the matrix's storage.
+// Storage for converted inputs, kept from one call to the next on this thread:
+// the last evaluation's inputs (the oracle keeps none of them), up to kKeptBytes.
+// A new matrix costs an allocation, the NaN fill EIGEN_INITIALIZE_MATRICES_BY_NAN
+// gives it and the page faults of fresh memory, which at 64 x 4096 took longer
+// than the conversion itself; a kept one of the same shape costs none of these.
+class InputStorage {
+ public:
+  static constexpr std::size_t kKeptBytes = std::size_t{64} << 20;
+
+  // A rows x cols matrix to convert into: a kept one of that shape, else a new one.
+  Mat<double> take(long rows, long cols) {
+    const auto it = std::find_if(kept_.begin(), kept_.end(), [&](const Mat<double>& m) {
+      return m.rows() == rows && m.cols() == cols;
+    });
+    if (it == kept_.end()) return Mat<double>(rows, cols);
+    Mat<double> m = std::move(*it);
+    kept_.erase(it);
+    return m;
+  }
+
+  // Keeps `spent` in place of what was kept, as far as kKeptBytes allows.
+  void keep(cli::Named<double>&& spent) {
+    kept_.clear();
+    std::size_t bytes = 0;
+    for (auto& [name, m] : spent) {
+      const std::size_t b = static_cast<std::size_t>(m.size()) * sizeof(double);
+      if (bytes + b > kKeptBytes) continue;
+      bytes += b;
+      kept_.push_back(std::move(m));
+    }
+  }
+
+ private:
+  std::vector<Mat<double>> kept_;
+};
+
+thread_local InputStorage input_storage;
+
+// A NumPy array as an evaluation's Array, converted directly into the matrix's
+// storage: a C-order float64 array by memcpy, any other by NumPy (dtype, strides).
 cli::Array to_array(py::handle obj, const std::string& name) {
   if (!py::isinstance<py::array>(obj))
     throw py::type_error(name + ": expected a NumPy array, got " +
@@ -53,7 +93,7 @@ cli::Array to_array(py::handle obj, const std::string& name) {
                          std::string(py::str(a.dtype())));
   const std::vector<long> shape = shape_of(a);
   const auto [rows, cols] = cli::matrix_shape(shape);
-  cli::Array out{shape, Mat<double>(rows, cols), ""};
+  cli::Array out{shape, input_storage.take(rows, cols), ""};
   if (integer && a.itemsize() == 8 && a.size() > 0) {
     const py::int_ limit(std::int64_t{1} << 53);  // every integer up to 2^53 is a double
     if (py::int_(a.attr("max")()) > limit || py::int_(a.attr("min")()) < -limit)
@@ -61,7 +101,11 @@ cli::Array to_array(py::handle obj, const std::string& name) {
                             ": an integer entry exceeds 2^53 in magnitude: no double "
                             "holds it exactly");
   }
-  if (out.values.size() > 0) {
+  if (out.values.size() == 0) return out;
+  if (py::isinstance<py::array_t<double, py::array::c_style>>(a)) {
+    std::memcpy(out.values.data(), a.data(),
+                static_cast<std::size_t>(out.values.size()) * sizeof(double));
+  } else {
     std::vector<py::ssize_t> dims(shape.begin(), shape.end());
     // A view of the matrix's storage (the capsule owns nothing), filled by NumPy.
     py::array_t<double> view(dims, out.values.data(), py::capsule(out.values.data(), [](void*) {}));
@@ -151,10 +195,12 @@ py::tuple evaluate(const std::string& method, const Texts& settings, const py::d
   std::map<std::string, cli::Array> arrays = to_arrays(in);
   const cli::Precision p = precision_of(digits);
   cli::Evaluation e;
+  cli::Named<double> spent;
   {
     py::gil_scoped_release unlocked;  // the reference touches no Python object
-    e = cli::evaluate(m, s, std::move(arrays), p);
+    e = cli::evaluate(m, s, std::move(arrays), p, &spent);
   }
+  input_storage.keep(std::move(spent));
   py::dict outputs, errors;
   for (auto& [name, a] : e.outputs) outputs[py::str(name)] = to_numpy(std::move(a));
   for (const auto& [name, err] : e.double_error) {
@@ -176,11 +222,13 @@ py::list check(const std::string& method, const Texts& settings, const py::dict&
   std::map<std::string, cli::Array> arrays = to_arrays(in), got = to_arrays(actual);
   const cli::Precision p = precision_of(digits);
   std::vector<cli::OutputCheck> checks;
+  cli::Named<double> spent;
   {
     py::gil_scoped_release unlocked;
-    const cli::Evaluation ref = cli::evaluate(m, s, std::move(arrays), p);
+    const cli::Evaluation ref = cli::evaluate(m, s, std::move(arrays), p, &spent);
     checks = cli::check_outputs(m, s, ref, got, *st);
   }
+  input_storage.keep(std::move(spent));
   py::list out;
   for (const auto& c : checks) {
     py::dict d;
@@ -291,17 +339,18 @@ double time_reference(const std::string& method, const Texts& settings, const py
                       int reps) {
   const cli::Method& m = cli::find_method(method);
   const cli::Settings s(m.name, m.keys, settings);
-  cli::evaluate(m, s, to_arrays(in));  // the call's checks of shapes and values, not timed
-  cli::Named<double> named;
-  for (auto& [name, a] : to_arrays(in)) named[name] = std::move(a.values);
+  cli::Named<double> named;  // the inputs as the evaluation left them, defaults included
+  cli::evaluate(m, s, to_arrays(in), cli::Precision::fp64, &named);  // the checks, not timed
   std::vector<double> times;
-  py::gil_scoped_release unlocked;
-  for (int r = 0; r < std::max(reps, 1); ++r) {
-    cli::Named<double> copy = named;  // eval consumes its inputs; the copy is not timed
-    const auto t0 = std::chrono::steady_clock::now();
-    const cli::Named<double> out = m.eval_double(s, std::move(copy));
-    times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  {
+    py::gil_scoped_release unlocked;
+    for (int r = 0; r < std::max(reps, 1); ++r) {
+      const auto t0 = std::chrono::steady_clock::now();
+      const cli::Named<double> out = m.eval_double(s, named);
+      times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
   }
+  input_storage.keep(std::move(named));
   std::sort(times.begin(), times.end());
   return times[times.size() / 2];
 }

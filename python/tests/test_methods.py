@@ -134,7 +134,7 @@ def test_initializers_and_rescalers():
         scaleref.uwr(randn(4, 6), dy=randn(4, 6))
 
 
-def test_array_likes_torch_bfloat16_integers_and_non_contiguous():
+def test_torch_tensors_and_bfloat16():
     torch = pytest.importorskip("torch")
     x = torch.randn(3, 8)
     want = scaleref.rmsnorm(x.numpy())["y"]
@@ -143,16 +143,63 @@ def test_array_likes_torch_bfloat16_integers_and_non_contiguous():
     np.testing.assert_array_equal(
         scaleref.rmsnorm(xb)["y"], scaleref.rmsnorm(xb.float().numpy())["y"]
     )
+    with pytest.raises(TypeError, match="detach"):
+        scaleref.rmsnorm(torch.randn(2, 4, requires_grad=True))
+
+
+def test_every_layout_and_dtype_converts_to_the_same_values():
+    # A C-order float64 array is copied by memcpy, any other by NumPy: both give
+    # the values of the float64 C-order copy.
+    x = randn(6, 8)
+    want = scaleref.rmsnorm(x)["y"]
+    strided = np.zeros((6, 16))
+    strided[:, ::2] = x
+    same_values = {
+        "Fortran order": np.asfortranarray(x),
+        "transposed view": np.ascontiguousarray(x.T).T,
+        "strided view": strided[:, ::2],
+        "big-endian": x.astype(">f8"),
+    }
+    for what, arr in same_values.items():
+        np.testing.assert_array_equal(scaleref.rmsnorm(arr)["y"], want, err_msg=what)
     ints = np.arange(24).reshape(3, 8)
     np.testing.assert_array_equal(
         scaleref.rmsnorm(ints)["y"], scaleref.rmsnorm(ints.astype(float))["y"]
     )
-    wide = randn(8, 6)
+    x32 = x.astype(np.float32)
     np.testing.assert_array_equal(
-        scaleref.rmsnorm(wide.T)["y"], scaleref.rmsnorm(np.ascontiguousarray(wide.T))["y"]
+        scaleref.rmsnorm(x32)["y"], scaleref.rmsnorm(x32.astype(np.float64))["y"]
     )
-    with pytest.raises(TypeError, match="detach"):
-        scaleref.rmsnorm(torch.randn(2, 4, requires_grad=True))
+
+
+def test_calls_in_a_row_read_their_own_inputs_and_leave_earlier_results_alone():
+    # Converted inputs go into storage kept from the call before (same shape):
+    # each call must see only its own values, a failed call must not poison the
+    # next, and no call may write into the caller's arrays or earlier results.
+    def rmsnorm(x, gamma, dy):  # the formula, in NumPy
+        r = np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + 1e-6)
+        y = gamma * x / r
+        g = dy * gamma
+        dx = g / r - x * np.sum(g * x, axis=-1, keepdims=True) / (x.shape[-1] * r**3)
+        return y, dx, np.sum(dy * x / r, axis=0)
+
+    calls = [(randn(5, 8), randn(8), randn(5, 8)) for _ in range(3)]
+    kept = [tuple(a.copy() for a in c) for c in calls]
+    outs = []
+    for i, (x, gamma, dy) in enumerate(calls):
+        outs.append(scaleref.rmsnorm(x, gamma, dy=dy))
+        with pytest.raises(ValueError, match="holds nan"):
+            scaleref.rmsnorm(x, gamma, dy=np.full_like(dy, np.nan))
+    for (x, gamma, dy), (x0, gamma0, dy0), out in zip(calls, kept, outs):
+        for a, a0 in ((x, x0), (gamma, gamma0), (dy, dy0)):
+            np.testing.assert_array_equal(a, a0)
+        # Two double evaluations of one formula in different orders, D = 8, entries
+        # O(1): a few ulp apart; 1e-13 (450 u) and, for the gradients' sums of
+        # cancelling terms, 1e-12 bound that with room and still catch a wrong input.
+        y, dx, dgamma = rmsnorm(x, gamma, dy)
+        np.testing.assert_allclose(out["y"], y, rtol=1e-13, atol=1e-13)
+        np.testing.assert_allclose(out["dx"], dx, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(out["dgamma"], dgamma, rtol=1e-12, atol=1e-12)
 
 
 @pytest.mark.parametrize(

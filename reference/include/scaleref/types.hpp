@@ -59,10 +59,17 @@ S from_decimal(const char* text) {
 // True when every entry is finite (no NaN, no infinity).
 template <class S>
 bool all_finite(const Mat<S>& m) {
-  using std::isfinite;
-  for (Eigen::Index i = 0; i < m.size(); ++i)
-    if (!isfinite(m.data()[i])) return false;
-  return true;
+  if constexpr (std::is_floating_point_v<S>) {
+    // x * 0 is 0 for a finite x and NaN otherwise, and a NaN survives the sum:
+    // one vectorized pass in storage order instead of a test and branch per entry.
+    const Eigen::Map<const Eigen::Array<S, Eigen::Dynamic, 1>> v(m.data(), m.size());
+    return !std::isnan((v * S(0)).sum());
+  } else {
+    using std::isfinite;
+    for (Eigen::Index i = 0; i < m.size(); ++i)
+      if (!isfinite(m.data()[i])) return false;
+    return true;
+  }
 }
 
 // max_i |m_i| as a double, 0 for an empty matrix (NaN entries are skipped):
