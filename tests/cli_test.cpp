@@ -429,6 +429,24 @@ TEST_F(CliTest, EvalLeavesNoStaleOutputs) {
 
 // ---- errors -------------------------------------------------------------------------------
 
+// The case: W = 4 x 4 of 0.3 (whose sum leaves the mean an ulp off)
+// gave W = 0.31 everywhere and exit 0; zwr and tvr now refuse it and write nothing.
+TEST_F(CliTest, ZwrAndTvrRefuseAConstantWAndWriteNothing) {
+  for (const double c : {0.3, 0.1, 0.7, 0.5}) {
+    put("W", Mat<double>::Constant(4, 4, c));
+    for (const char* method : {"zwr", "tvr"}) {
+      const Result r = run(std::string("eval ") + method + " " + dir());
+      EXPECT_EQ(r.status, 2) << method << " " << c;
+      EXPECT_NE(r.err.find("nonzero standard deviation"), std::string::npos) << r.err;
+      EXPECT_FALSE(fs::exists(dir_ / "out" / "W.npy")) << method << " " << c;
+    }
+    const Result kept = run("eval tvr_authors_code " + dir() + " --set sigma_target=1e-300");
+    EXPECT_EQ(kept.status, 0) << kept.err;
+    EXPECT_PRED_FORMAT2(bitwise, got("W"), Mat<double>::Constant(4, 4, c));
+    fs::remove_all(dir_ / "out");
+  }
+}
+
 TEST_F(CliTest, ErrorsExitTwoWithAMessage) {
   Result r = run("eval nosuchnorm " + dir());
   EXPECT_EQ(r.status, 2);

@@ -362,6 +362,42 @@ TEST_F(CudaRescale, RejectsAWWithoutSpreadOrNorm) {
   EXPECT_TRUE(mentions(uwr, "all-zero W")) << uwr;
 }
 
+// The CPU's rule (metrics::has_spread): a constant W, whose blocked sum may
+// leave the mean an ulp off (0.3, 0.1, 0.7), has mean its value and std exactly
+// 0 and is refused by ZWR and TVR and left alone by the authors' TVR, however
+// small its target; entries an ulp apart are a spread at rounding level.
+TEST_F(CudaRescale, AConstantOrRoundingLevelWHasNoSpreadAsOnTheCpu) {
+  Workspace ws;
+  for (const double c : {0.3, 0.1, 0.7, -0.3, 0.5, 1.0, 1e-300})
+    for (const auto& [r, k] :
+         std::vector<std::pair<int, int>>{{1, 2}, {4, 4}, {3, 7}, {130, 129}}) {
+      const M constant = M::Constant(r, k, c);
+      DeviceMatrix<double> C(constant, k + 1), out(M::Zero(r, k), k + 1);
+      for (StdKind kind : {StdKind::population, StdKind::unbiased}) {
+        const auto m = gpu::moments<double>(C.cview(), kind, ws);
+        EXPECT_EQ(m.mean, c) << c << " in " << r << " x " << k;
+        EXPECT_EQ(m.std, 0.0) << c << " in " << r << " x " << k;
+      }
+      const std::string e =
+          error_of([&] { gpu::zwr<double>(C.cview(), out.view(), 0.01, StdKind::population, ws); });
+      EXPECT_TRUE(mentions(e, "nonzero standard deviation")) << e;
+      const auto o = gpu::tvr_authors_code<double>(C.cview(), out.view(), {1e-300}, ws);
+      EXPECT_FALSE(o.rescaled);
+      EXPECT_EQ(out.values(), constant);
+
+      M near = constant;
+      near(0, 0) = std::nextafter(c, HUGE_VAL);
+      near(r - 1, k - 1) = std::nextafter(std::nextafter(c, -HUGE_VAL), -HUGE_VAL);
+      DeviceMatrix<double> N(near, k + 1);
+      const std::string en =
+          error_of([&] { gpu::tvr<double>(N.cview(), out.view(), 0.01, StdKind::population, ws); });
+      EXPECT_TRUE(mentions(en, "spread at rounding level")) << en;
+      EXPECT_EQ(mentions(en, "spread at rounding level"),
+                mentions(error_of([&] { rescale::tvr(near, 0.01); }), "spread at rounding level"));
+      EXPECT_FALSE(gpu::tvr_authors_code<double>(N.cview(), out.view(), {1e-300}, ws).rescaled);
+    }
+}
+
 // An fp32 result beyond float's range is found before anything is written.
 TEST_F(CudaRescale, RejectsAResultThatOverflowsTheStorageType) {
   const M w = draw<float>(11, 10, 10);

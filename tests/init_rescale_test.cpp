@@ -43,6 +43,7 @@
 #include <rapidcheck/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <scaleref/init/rescale.hpp>
 #include <scaleref/verify/compare.hpp>
@@ -496,6 +497,77 @@ TEST(Rescale, BadInputIsRejectedWithAClearError) {
                   "rescale::on_step: expected W with a nonzero standard deviation"));
   EXPECT_TRUE(has([&] { rescale::on_step(Schedule::uwr(5), 5, 1, M(M::Zero(2, 2))); },
                   "rescale::on_step: expected W != 0"));
+}
+
+// ---- matrices without spread (issue: a constant 0.3 was z-scored to +1) ------------
+
+// Values whose sum in storage order rounds (0.3, 0.1, 0.7 leave the mean an ulp
+// off) and values it does not (0.5, 1, 0), over sizes from 2 entries to 33 153.
+const std::vector<double> kConstants = {0.3, 0.1, 0.7, -0.3, 0.5, 1.0, 0.0, 1e-300, -7.3e299};
+bool mentions(const std::string& msg, const std::string& fragment) {
+  return msg.find(fragment) != std::string::npos;
+}
+
+const std::vector<std::pair<int, int>> kShapes = {{1, 2}, {2, 2},   {4, 4},
+                                                  {3, 7}, {64, 65}, {257, 129}};
+
+TEST(RescaleSpread, AConstantMatrixHasMeanItsValueAndStdExactlyZero) {
+  for (const double c : kConstants)
+    for (const auto& [r, k] : kShapes)
+      for (const StdKind kind : {StdKind::population, StdKind::unbiased}) {
+        const auto m = metrics::mean_std(M(M::Constant(r, k, c)), kind);
+        EXPECT_EQ(m.mean, c) << c << " in " << r << " x " << k;
+        EXPECT_EQ(m.std, 0.0) << c << " in " << r << " x " << k;
+      }
+  const auto m50 = metrics::mean_std(MR(MR::Constant(4, 4, R("0.3"))));
+  EXPECT_EQ(m50.mean, R("0.3"));
+  EXPECT_EQ(m50.std, R(0));
+}
+
+TEST(RescaleSpread, AConstantMatrixIsNeverRescaledByZScores) {
+  for (const double c : kConstants)
+    for (const auto& [r, k] : kShapes) {
+      const M w = M::Constant(r, k, c);
+      EXPECT_TRUE(mentions(error_of([&] { rescale::zwr(w, 0.01); }), "nonzero standard deviation"))
+          << c << " in " << r << " x " << k;
+      EXPECT_TRUE(mentions(error_of([&] { rescale::tvr(w, 0.01, StdKind::unbiased); }),
+                           "nonzero standard deviation"));
+      EXPECT_TRUE(mentions(error_of([&] { rescale::standardize(w); }), "nonzero standard"));
+      EXPECT_TRUE(
+          mentions(error_of([&] { rescale::on_step(rescale::Schedule::tvr(0.01, 1), 1, 1, w); }),
+                   "nonzero standard deviation"));
+      // The authors' rule leaves it alone, even against a target far below any
+      // rounding-level std (1e-300), which a std of 5e-17 for 0.3 would exceed.
+      const M kept = rescale::tvr_authors_code(w, 1e-300);
+      EXPECT_EQ(std::memcmp(kept.data(), w.data(), sizeof(double) * w.size()), 0);
+      const auto o = rescale::on_step(rescale::Schedule::tvr_authors_code(1e-300, 1), 1, 1, w);
+      EXPECT_FALSE(o.rescaled);
+      EXPECT_EQ(std::memcmp(o.W.data(), w.data(), sizeof(double) * w.size()), 0);
+    }
+}
+
+// Entries an ulp or two apart: a spread at rounding level, which z-scores would
+// blow up to +-1 (or more); refused like a constant. A spread just above the
+// bound n u max|W| is rescaled.
+TEST(RescaleSpread, ASpreadAtRoundingLevelIsNoSpread) {
+  for (const double c : {0.3, 1.0, -2.5e-8})
+    for (const auto& [r, k] : kShapes) {
+      M w = M::Constant(r, k, c);
+      w(0, 0) = std::nextafter(c, HUGE_VAL);
+      w(r - 1, k - 1) = std::nextafter(std::nextafter(c, -HUGE_VAL), -HUGE_VAL);
+      const std::string e = error_of([&] { rescale::zwr(w, 0.01); });
+      EXPECT_TRUE(mentions(e, "spread at rounding level")) << e;
+      EXPECT_FALSE(
+          rescale::on_step(rescale::Schedule::tvr_authors_code(1e-300, 1), 1, 1, w).rescaled);
+      // Half the entries c (1 + 4 (n + 4) u): std 2 (n + 4) u |c|, twice the bound.
+      const double n = static_cast<double>(w.size());
+      M spread = M::Constant(r, k, c);
+      for (long i = 0; i < spread.size(); i += 2)
+        spread.data()[i] = c * (1 + 4 * (n + 4) * 0x1p-53);
+      const auto m = rescale::moments(spread);
+      EXPECT_NO_THROW(rescale::zwr(spread, 0.01))
+          << c << " " << r << " x " << k << " std " << m.std;
+    }
 }
 
 }  // namespace

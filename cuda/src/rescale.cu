@@ -319,11 +319,20 @@ void check_finite(const char* where, Rows<const T> w, const HostStats& s) {
 }
 
 // mu(W) and sigma(W) from the sums, as metrics::mean_std finishes them.
+// A W whose entries are all equal has mean that value and std exactly 0, as
+// metrics::mean_std gives it.
 template <class T>
 Moments moments_of(Rows<const T> w, const HostStats& s, StdKind kind) {
+  if (s.lo == s.hi) return {s.lo, 0.0};
   const double n = static_cast<double>(w.rows * w.cols);
   const double divisor = kind == StdKind::unbiased ? n - 1 : n;
   return {std::ldexp(s.mean_scaled, s.e), std::ldexp(std::sqrt(s.squares / divisor), s.e)};
+}
+
+// Whether W has a spread z-scores can use: metrics::has_spread, in double.
+template <class T>
+bool spread(Rows<const T> w, const HostStats& s, const Moments& m) {
+  return metrics::has_spread(s.lo, s.hi, m.std, static_cast<double>(w.rows * w.cols), 0x1p-53);
 }
 
 // Whether v is finite once rounded to T (double -> float -> bf16 for bf16).
@@ -379,9 +388,14 @@ Outcome to_target_std(const char* where, const char* target_name, Rows<const T> 
   const HostStats s = reduce(where, w, true, ws, stream);
   check_finite(where, w, s);
   const Moments m = moments_of(w, s, kind);
-  require(m.std > 0, where, "expected W with a nonzero standard deviation, got all ",
+  require(s.lo != s.hi, where, "expected W with a nonzero standard deviation, got all ",
           w.rows * w.cols, " entries of W [", w.rows, "x", w.cols, "] equal to ", s.lo,
           ": its z-scores (eq. 19) are undefined");
+  require(spread(w, s, m), where,
+          "expected W with a nonzero standard deviation, got a spread at rounding level: std ",
+          m.std, " <= (n + 4) u max|W| for the ", w.rows * w.cols, " entries of W [", w.rows, "x",
+          w.cols, "] (from ", s.lo, " to ", s.hi,
+          "): its z-scores (eq. 19) would be rounding noise");
   to_target(where, w, out, s, m, target, stream);
   return {true, m.mean, m.std, target};
 }
@@ -459,7 +473,7 @@ Outcome tvr_authors_code(Rows<const T> w, Rows<T> out, const AuthorsTvr& c, Work
   check_finite(where, w, s);
   const Moments m = moments_of(w, s, StdKind::unbiased);
   Outcome o{false, m.mean, m.std, target};
-  o.rescaled = m.std / target > c.threshold;  // strictly, as their code compares
+  o.rescaled = spread(w, s, m) && m.std / target > c.threshold;  // strictly, as their code
   if (o.rescaled) {
     to_target(where, w, out, s, m, target, stream);
   } else {

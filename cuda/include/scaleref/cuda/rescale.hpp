@@ -52,8 +52,9 @@
 // overlapping W, sigma_target (sigma_init) <= 0 or not finite, threshold < 1 or
 // not finite, layer < 1 with depth scaling, fewer than 2 entries for the
 // unbiased std. After the reductions (so W's memory is not read by the host):
-// a non-finite entry in W, a zero std (ZWR, TVR in the paper's form; the
-// authors' rule leaves such a W alone), a zero norm (UWR), and a rescaled entry
+// a non-finite entry in W, a W without spread (entries all equal, or an std at
+// rounding level: metrics::has_spread, the CPU's rule; ZWR, TVR in the paper's
+// form; the authors' rule leaves such a W alone), a zero norm (UWR), and a rescaled entry
 // that would overflow the storage type (found exactly before anything is
 // written: the map is increasing, so its extremes are the images of min W and
 // max W). Nothing is clamped.
@@ -115,7 +116,8 @@ Outcome tvr(Rows<const T> w, Rows<T> out, double sigma_target, StdKind kind, Wor
             Stream stream = nullptr);
 
 // TVR as the authors' code runs it: unbiased std; out = z target + mu(W) when
-// sigma(W) / target > threshold, else out = W bit for bit (a W with std 0 included).
+// sigma(W) / target > threshold, else out = W bit for bit (so is a W without spread,
+// metrics::has_spread).
 template <class T>
 Outcome tvr_authors_code(Rows<const T> w, Rows<T> out, const AuthorsTvr& config, Workspace& ws,
                          Stream stream = nullptr);

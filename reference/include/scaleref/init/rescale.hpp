@@ -45,15 +45,16 @@
 // are bitwise reproducible. Means, stds and norms are the metrics' (on W 2^-e,
 // metrics/common.hpp), so matrices near S's overflow or underflow threshold
 // keep their norm and std. Bad input throws scaleref::Error naming the function:
-// an empty or non-finite W, sigma_target <= 0, a W whose std is 0 (ZWR, TVR in
-// the paper's form; the authors' rule leaves such a W alone, as it is under any
-// threshold) or whose norm is 0 (UWR), fewer than 2 entries for the unbiased std,
-// threshold < 1, k <= 0, step <= 0, layer <= 0, a result that overflows S.
-// Nothing is clamped.
+// an empty or non-finite W, sigma_target <= 0, a W without spread (entries all
+// equal, or an std at rounding level: metrics::has_spread; ZWR, TVR in the
+// paper's form; the authors' rule leaves such a W alone) or whose norm is 0 (UWR), fewer than 2
+// entries for the unbiased std, threshold < 1, k <= 0, step <= 0, layer <= 0, a result that
+// overflows S. Nothing is clamped.
 #pragma once
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <scaleref/error.hpp>
 #include <scaleref/metrics/common.hpp>
 #include <scaleref/metrics/weights.hpp>
@@ -109,11 +110,25 @@ Moments<S> moments(const char* where, const Mat<S>& W, StdKind kind) {
   return metrics::mean_std(W, kind);
 }
 
+// Whether W has a spread z-scores can use (metrics::has_spread: not all equal,
+// std above rounding level).
+template <class S>
+bool has_spread(const Mat<S>& W, const Moments<S>& m) {
+  return metrics::has_spread(S(W.minCoeff()), S(W.maxCoeff()), m.std, static_cast<double>(W.size()),
+                             S(std::numeric_limits<S>::epsilon() / 2));
+}
+
 template <class S>
 void check_spread(const char* where, const Mat<S>& W, const Moments<S>& m) {
-  require(m.std > 0, where, "expected W with a nonzero standard deviation, got all ", W.size(),
-          " entries of W ", shape_str(W), " equal to ", W.data()[0],
+  if (has_spread(W, m)) return;
+  const S lo = W.minCoeff(), hi = W.maxCoeff();
+  require(lo != hi, where, "expected W with a nonzero standard deviation, got all ", W.size(),
+          " entries of W ", shape_str(W), " equal to ", lo,
           ": its z-scores (eq. 19) are undefined");
+  fail(where,
+       ": expected W with a nonzero standard deviation, got a spread at rounding level: ", "std ",
+       m.std, " <= (n + 4) u max|W| for the ", W.size(), " entries of W ", shape_str(W), " (from ",
+       lo, " to ", hi, "): its z-scores (eq. 19) would be rounding noise");
 }
 
 // z_i target + shift for every entry, z_i = (w_i - mu) / sigma (eq. 19); with
@@ -225,8 +240,9 @@ Mat<S> tvr(const Mat<S>& W, double sigma_target, StdKind kind = StdKind::populat
 // TVR as the authors' code runs it on one matrix: with sigma the unbiased std
 // (torch.std), W <- z sigma_target + mu(W) (eq. 21) only when
 // sigma / sigma_target > threshold (strictly, as their code compares), else W is
-// returned unchanged, bit for bit (so is a W whose entries are all equal: its
-// std 0 is under any threshold). With threshold >= 1 it only ever shrinks W's
+// returned unchanged, bit for bit (so is a W without spread, metrics::has_spread:
+// entries all equal, or an std at rounding level, which a tiny sigma_target could
+// otherwise find above the threshold). With threshold >= 1 it only ever shrinks W's
 // spread: afterwards the unbiased std is sigma_target < sigma. The every-k-steps
 // timing and the depth scaling of sigma_target are the Schedule's.
 template <class S>
@@ -237,7 +253,7 @@ Mat<S> tvr_authors_code(const Mat<S>& W, double sigma_target, double threshold =
   detail::check_matrix(where, W);
   const Moments<S> m = detail::moments(where, W, StdKind::unbiased);
   const S target = S(sigma_target);
-  if (!detail::above_threshold(m, target, threshold)) return W;
+  if (!detail::has_spread(W, m) || !detail::above_threshold(m, target, threshold)) return W;
   return detail::rescale_to(where, W, m, target, m.mean);
 }
 
@@ -320,7 +336,8 @@ Outcome<S> on_step(const Schedule& s, long step, int layer, const Mat<S>& W) {
   const bool authors = s.form == Form::authors_code;
   const Moments<S> m = detail::moments(where, W, authors ? StdKind::unbiased : StdKind::population);
   out.before = m.std;
-  out.rescaled = !authors || detail::above_threshold(m, out.target, s.threshold);
+  out.rescaled =
+      !authors || (detail::has_spread(W, m) && detail::above_threshold(m, out.target, s.threshold));
   if (!out.rescaled) {
     out.W = W;
     return out;

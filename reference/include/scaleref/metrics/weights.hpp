@@ -45,7 +45,9 @@ struct MeanStd {
 };
 
 // Two passes over W in row-major order (the mean, then the squared
-// deviations), on W 2^-e (common.hpp), so neither overflows.
+// deviations), on W 2^-e (common.hpp), so neither overflows. A W whose entries
+// are all equal (min == max, tested exactly) has mean that value and std
+// exactly 0, whatever rounding the sum would leave.
 template <class S>
 MeanStd<S> mean_std(const Mat<S>& w, StdKind kind = StdKind::population) {
   constexpr const char* where = "metrics::mean_std";
@@ -55,6 +57,7 @@ MeanStd<S> mean_std(const Mat<S>& w, StdKind kind = StdKind::population) {
   require(kind == StdKind::population || w.size() >= 2, where,
           "expected at least 2 entries for the unbiased std (it divides by mn - 1), got W ",
           shape_str(w));
+  if (w.minCoeff() == w.maxCoeff()) return {w.data()[0], S(0)};
   const int e = pow2_exponent(w);
   const Mat<S> ws = scaled(w, e);
   const S count = S(static_cast<long>(w.size()));
