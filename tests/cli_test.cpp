@@ -447,6 +447,18 @@ TEST_F(CliTest, ZwrAndTvrRefuseAConstantWAndWriteNothing) {
   }
 }
 
+// Sizes no machine holds are refused before anything is allocated, with the
+// memory they would need (this said only "std::bad_alloc").
+TEST_F(CliTest, InitRefusesAShapeBeyondMemoryWithTheMemoryItNeeds) {
+  const Result r = run("eval init " + dir() +
+                       " --set d_out=16777216 --set d_in=16777216 --set method=XavierNormal"
+                       " --set role=query");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("needs at least"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("TiB"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir_ / "out" / "W.npy"));
+}
+
 TEST_F(CliTest, ErrorsExitTwoWithAMessage) {
   Result r = run("eval nosuchnorm " + dir());
   EXPECT_EQ(r.status, 2);

@@ -5,9 +5,11 @@
 // reaches exactly the decoder-layer matrices, and a bad key is an Error naming it.
 // Sizes are tiny so that each run takes a second or two on one core.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
@@ -15,6 +17,7 @@
 #include <scaleref/train/trainer.hpp>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "error_support.hpp"
@@ -285,6 +288,29 @@ TEST(TrainBinary, TwoRunsWriteIdenticalCsv) {
   EXPECT_EQ(a, read_all(dir + "train_binary_b.csv"));
   const std::string bad = std::string(SCALEREF_TRAIN) + " --lrr=1 2>/dev/null";
   EXPECT_NE(std::system(bad.c_str()), 0);
+}
+
+// Inputs that aborted the binary (SIGABRT, an empty CSV): a config that is a
+// directory, and sizes no machine holds, refused up front with the memory they
+// need. Each exits 2 with a message naming the problem and writes no log.
+TEST(TrainBinary, RefusesADirectoryConfigAndAbsurdSizesWithoutWritingALog) {
+  const std::string dir = ::testing::TempDir();
+  const std::string log = dir + "train_refused.csv", err = dir + "train_refused.err";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"--config " + dir, "is a directory"},
+      {"--d_model=10000000", "needs at least"},
+      {"--vocab=1000000000", "needs at least"},
+      {"--n_layers=100000000", "needs at least"},
+  };
+  for (const auto& [args, message] : cases) {
+    std::remove(log.c_str());
+    const std::string cmd =
+        std::string(SCALEREF_TRAIN) + " " + args + " --log=" + log + " 2>" + err;
+    const int raw = std::system(cmd.c_str());
+    EXPECT_TRUE(WIFEXITED(raw) && WEXITSTATUS(raw) == 2) << cmd << ": status " << raw;
+    EXPECT_NE(read_all(err).find(message), std::string::npos) << cmd << ": " << read_all(err);
+    EXPECT_FALSE(std::ifstream(log).good()) << cmd << " left a log";
+  }
 }
 #endif
 

@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <new>
 #include <nlohmann/json.hpp>
 #include <scaleref/error.hpp>
 #include <scaleref/io/npy.hpp>
@@ -370,6 +371,10 @@ int main(int argc, char** argv) {
     return 2;
   } catch (const Error& e) {
     std::cerr << "scaleref: " << e.what() << "\n";
+    return 2;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "scaleref: out of memory: the inputs or the sizes set need more than this "
+                 "process may allocate\n";
     return 2;
   } catch (const std::exception& e) {
     std::cerr << "scaleref: " << e.what() << "\n";

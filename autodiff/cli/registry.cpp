@@ -12,6 +12,7 @@
 #include <scaleref/init/initializers.hpp>
 #include <scaleref/init/rescale.hpp>
 #include <scaleref/linear/plain.hpp>
+#include <scaleref/memory.hpp>
 #include <scaleref/norm/adaseednorm.hpp>
 #include <scaleref/norm/dyt.hpp>
 #include <scaleref/norm/layernorm.hpp>
@@ -512,6 +513,8 @@ std::vector<Method> build() {
       require(d_out >= 1 && d_in >= 1 && d_out <= (1L << 24) && d_in <= (1L << 24),
               "setting d_out, d_in", "expected 1 <= d_out, d_in <= 2^24, got ", d_out, " and ",
               d_in);
+      require_memory("setting d_out, d_in", 2 * 8.0 * static_cast<double>(d_out) * d_in,
+                     "W [d_out x d_in] in double, and its copy for the output,");
       require(layer >= 0 && layer <= (1L << 30), "setting layer", "expected layer >= 0, got ",
               layer);
       require(seed >= 0, "setting seed", "expected seed >= 0, got ", seed);

@@ -12,9 +12,10 @@
 // Exit status: 0, or 1 when a check could not run or a claim the
 // implementation relies on fails (the claims marked relied_on), 2 on bad usage.
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <scaleref/audit/registry.hpp>
+#include <scaleref/error.hpp>
+#include <scaleref/io/atomic_file.hpp>
 #include <string>
 #include <vector>
 
@@ -88,10 +89,10 @@ int main(int argc, char** argv) {
   }
   std::cout << table(results);
   if (!json_path.empty()) {
-    std::ofstream out(json_path);
-    out << json(results, ctx.thorough);
-    if (!out.good()) {
-      std::fprintf(stderr, "proofs_check: cannot write %s\n", json_path.c_str());
+    try {  // whole or not at all: a full disk leaves no truncated JSON
+      scaleref::io::write_file_atomically(json_path, json(results, ctx.thorough));
+    } catch (const scaleref::Error& e) {
+      std::fprintf(stderr, "proofs_check: %s\n", e.what());
       return 1;
     }
   }

@@ -1,8 +1,11 @@
 #include <algorithm>
 #include <exception>
+#include <filesystem>
 #include <fstream>
+#include <ios>
 #include <iterator>
 #include <scaleref/train/options.hpp>
+#include <system_error>
 
 namespace scaleref::train {
 
@@ -41,9 +44,17 @@ void Options::read_text(std::string_view text, const std::string& origin) {
 }
 
 void Options::read_file(const std::string& path) {
+  std::error_code ec;
+  require(!std::filesystem::is_directory(path, ec), "train::Options", "config file '", path,
+          "' is a directory");
   std::ifstream in(path);
   require(in.good(), "train::Options", "cannot open config file '", path, "'");
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string text;
+  try {
+    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  } catch (const std::ios_base::failure& e) {  // libstdc++ throws on a read error
+    fail("train::Options: cannot read config file '", path, "': ", e.what());
+  }
   read_text(text, path);
 }
 

@@ -2,6 +2,7 @@
 // end that reads one (parse_model_config, parse_setup).
 #include <cmath>
 #include <scaleref/error.hpp>
+#include <scaleref/memory.hpp>
 #include <scaleref/train/trainer.hpp>
 
 namespace scaleref::train {
@@ -82,6 +83,27 @@ void check_training(const TrainConfig& t, const char* where) {
           "key 'stable_rank_iterations': expected 1 .. 1000000, got ", t.stable_rank_iterations);
 }
 
+// At least the bytes a run allocates: the parameters with their gradients and
+// the optimizer's state (AdamW: two moments; SGD: a momentum buffer), and one
+// batch's logits with their gradient, 8 bytes each. Counted in double from a
+// one- and a two-layer layout, so that absurd sizes neither overflow nor
+// allocate a layout of their own.
+double least_bytes(const Setup& s) {
+  const auto count = [&](long layers) {
+    lm::Config c = s.model;
+    c.n_layers = layers;
+    double n = 0;
+    for (const auto& p : lm::layout(c)) n += static_cast<double>(p.rows) * p.cols;
+    return n;
+  };
+  const double base = count(1), per_layer = count(2) - base;
+  const double params = base + per_layer * static_cast<double>(s.model.n_layers - 1);
+  const double copies = s.train.optimizer == OptimizerKind::adamw ? 4 : 3;
+  const double logits = 2.0 * static_cast<double>(s.train.batch) *
+                        static_cast<double>(s.train.task.seq) * static_cast<double>(s.model.vocab);
+  return 8 * (copies * params + logits);
+}
+
 }  // namespace
 
 void validate(const Setup& s, const char* where) {
@@ -94,6 +116,9 @@ void validate(const Setup& s, const char* where) {
           " needs vocab >= ", need, ", got ", s.model.vocab);
   require(s.model.max_seq >= t.task.seq, where,
           "key 'seq': expected seq <= max_seq = ", s.model.max_seq, ", got ", t.task.seq);
+  require_memory(where, least_bytes(s),
+                 "the run (its parameters with gradients and optimizer state, and a batch's "
+                 "logits; keys d_model, d_ff, n_layers, vocab, batch, seq)");
 
   if (t.rescale) {
     const rescale::Schedule& sch = *t.rescale;

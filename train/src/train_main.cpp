@@ -5,8 +5,12 @@
 //   scaleref_train --config run.cfg --lr=3e-4          (flags override the file)
 //
 // Progress goes to stderr; a bad or unknown key exits with status 2 and a
-// message naming it, a failed run (a non-finite loss, an unwritable log) with 1.
+// message naming it (a run too large for memory is refused so, with the memory
+// it would need), a failed run (a non-finite loss, an unwritable log, memory
+// exhausted after all) with 1.
+#include <exception>
 #include <iostream>
+#include <new>
 #include <scaleref/error.hpp>
 #include <scaleref/train/trainer.hpp>
 #include <string>
@@ -52,6 +56,13 @@ int main(int argc, char** argv) {
               << r.evals.back().val_loss << " (" << r.task.name << ")\n";
     return 0;
   } catch (const scaleref::Error& e) {
+    std::cerr << "scaleref_train: " << e.what() << "\n";
+    return 1;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "scaleref_train: out of memory: the run needed more than this process may "
+                 "allocate (smaller d_model, d_ff, n_layers, vocab, batch or seq)\n";
+    return 1;
+  } catch (const std::exception& e) {
     std::cerr << "scaleref_train: " << e.what() << "\n";
     return 1;
   }
