@@ -29,9 +29,9 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <map>
+#include <scaleref/io/atomic_file.hpp>
 #include <scaleref/train/trainer.hpp>
 #include <string>
 #include <vector>
@@ -122,7 +122,8 @@ int main(int argc, char** argv) {
 
   const std::string first = "std.layers.0.ffn.down.W";
   const std::string last = "std.layers." + std::to_string(kLayers - 1) + ".ffn.down.W";
-  std::ofstream summary(args.out / "summary.csv");
+  scaleref::io::AtomicFile summary_file(args.out / "summary.csv");
+  std::ostream& summary = summary_file.stream();
   summary << "sigma_init,lir,tvr,std0_first_down,std_end_first_down,std0_last_down,"
              "std_end_last_down,max_act_end_max,train_loss_last50,val_loss_end,rescaled";
   for (long l = 0; l <= kLayers; ++l) summary << ",max_act_end.x" << l;
@@ -135,9 +136,10 @@ int main(int argc, char** argv) {
   for (const Variant& v : variants) {
     const train::Setup s = setup_for(v, every, args.quick);
     const std::filesystem::path path = args.out / ("run_" + v.label() + ".csv");
-    std::ofstream csv(path);
+    scaleref::io::AtomicFile csv_file(path);
+    std::ostream& csv = csv_file.stream();
     const train::Result r = train::run(s, &csv, nullptr);
-    csv.close();
+    csv_file.commit();
 
     auto cols = read_csv(path);
     const double f0 = std::stod(cols[first].front()), f1 = last_number(cols[first]);
@@ -166,6 +168,7 @@ int main(int argc, char** argv) {
     for (double a : act) summary << ',' << a;
     summary << '\n';
   }
+  summary_file.commit();
   std::printf("\nCSV files written to %s\n", args.out.string().c_str());
   return 0;
 }

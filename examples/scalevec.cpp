@@ -31,8 +31,8 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
+#include <scaleref/io/atomic_file.hpp>
 #include <scaleref/random/philox.hpp>
 #include <scaleref/scalevec/dynamics.hpp>
 #include <scaleref/train/trainer.hpp>
@@ -73,7 +73,8 @@ void flows(const std::filesystem::path& out, bool quick) {
   for (const auto& p : runs[1])
     drift = std::max(drift, (dyn::g_invariant(p.state).array() - 1.0).abs().maxCoeff());
 
-  std::ofstream csv(out / "flow.csv");
+  scaleref::io::AtomicFile csv_file(out / "flow.csv");
+  std::ostream& csv = csv_file.stream();
   csv.precision(17);
   csv << "t,loss_without,loss_with_g,loss_dp,loss_md,g_norm_with_g,g_min_with_g,g_max_with_g\n";
   long with_le = 0, dp_le = 0, md_le = 0;
@@ -87,6 +88,7 @@ void flows(const std::filesystem::path& out, bool quick) {
     dp_le += runs[2][i].loss < runs[1][i].loss;
     md_le += runs[3][i].loss < runs[1][i].loss;
   }
+  csv_file.commit();
   const long n = static_cast<long>(times.size()) - 1;
 
   // The time each flow needs to bring the loss under 1% of its start.
@@ -114,13 +116,15 @@ void flows(const std::filesystem::path& out, bool quick) {
   std::printf("L_DP < L_with_g at %ld of %ld; L_MD < L_with_g at %ld of %ld\n", dp_le, n, md_le, n);
   std::printf("max |g_j^2 - ||w_j||^2 - 1| along the with-g flow: %.2e (conserved: 0)\n\n", drift);
 
-  std::ofstream s(out / "summary_flow.csv");
+  scaleref::io::AtomicFile s_file(out / "summary_flow.csv");
+  std::ostream& s = s_file.stream();
   s << "model,time_to_1pct,loss_end,wins_vs_reference,reference,points\n";
   s << "without," << time_to(0) << ',' << runs[0].back().loss << ",,," << n << '\n';
   s << "with_g," << time_to(1) << ',' << runs[1].back().loss << ',' << with_le << ",without," << n
     << '\n';
   s << "dp," << time_to(2) << ',' << runs[2].back().loss << ',' << dp_le << ",with_g," << n << '\n';
   s << "md," << time_to(3) << ',' << runs[3].back().loss << ',' << md_le << ",with_g," << n << '\n';
+  s_file.commit();
 }
 
 // ---- Part 2: IWD vs decay-all vs decay-none on the tiny LM -----------------------------
@@ -162,7 +166,8 @@ void train_all(const std::filesystem::path& out, bool quick) {
       "%d steps). g = the blocks' RMSNorm gains (Input-Norm), a = the output-side vectors\n"
       "(Output-Norm, the project's classification).\n",
       quick ? 16 : 64, quick ? 10 : 400);
-  std::ofstream summary(out / "summary_lm.csv");
+  scaleref::io::AtomicFile summary_file(out / "summary_lm.csv");
+  std::ostream& summary = summary_file.stream();
   summary << "policy,decays,val_loss_end,best_val_loss,train_loss_end,rms_g_end,rms_a_end,"
              "unigram_loss\n";
   std::printf("%-11s %-7s %10s %10s %10s %10s\n", "policy", "decays", "val (end)", "best val",
@@ -172,8 +177,10 @@ void train_all(const std::filesystem::path& out, bool quick) {
         scalevec::DecayPolicy::decay_all}) {
     const char* policy = spec::name_of(scalevec::kDecayPolicies, p);
     const train::Setup s = setup_for(p, quick);
-    std::ofstream csv(out / (std::string("run_") + policy + ".csv"));
+    scaleref::io::AtomicFile csv_file(out / (std::string("run_") + policy + ".csv"));
+    std::ostream& csv = csv_file.stream();
     const train::Result r = train::run(s, &csv, nullptr);
+    csv_file.commit();
     double best = r.evals.front().val_loss;
     for (const auto& e : r.evals) best = std::min(best, e.val_loss);
     const double g = rms_of(r, "_norm.gamma"), a = rms_of(r, ".a");
@@ -186,6 +193,7 @@ void train_all(const std::filesystem::path& out, bool quick) {
     summary << policy << ',' << decays << ',' << r.evals.back().val_loss << ',' << best << ','
             << r.last_loss << ',' << g << ',' << a << ',' << r.task.unigram_loss << '\n';
   }
+  summary_file.commit();
   std::printf("(RMS(g) includes the final norm's gain; all start at 1.)\n");
 }
 

@@ -30,10 +30,10 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <scaleref/error.hpp>
+#include <scaleref/io/atomic_file.hpp>
 #include <scaleref/train/trainer.hpp>
 #include <string>
 #include <vector>
@@ -134,7 +134,8 @@ int main(int argc, char** argv) {
                                       {"post", "none", 5},
                                       {"post", "all", 5}};
 
-  std::ofstream summary(args.out / "summary.csv");
+  scaleref::io::AtomicFile summary_file(args.out / "summary.csv");
+  std::ostream& summary = summary_file.stream();
   summary << "label,placement,sdd,lr,spread_step1,spread_end,spread_max,min_grad_end,"
              "val_loss_end,unigram_loss,completed\n";
   std::printf("%-18s %9s %10s %10s %12s %9s\n", "run", "spread", "spread", "spread", "min_l |g_l|",
@@ -146,7 +147,8 @@ int main(int argc, char** argv) {
     const train::Setup s = setup_for(v, z);
     unigram = train::info(s.train.task, s.train.data_seed).unigram_loss;
     const std::filesystem::path path = args.out / ("run_" + v.label() + ".csv");
-    std::ofstream csv(path);
+    scaleref::io::AtomicFile csv_file(path);
+    std::ostream& csv = csv_file.stream();
     bool completed = true;
     double val_end = NAN;
     try {
@@ -156,7 +158,7 @@ int main(int argc, char** argv) {
       completed = false;
       std::printf("  (%s stopped: %s)\n", v.label().c_str(), e.what());
     }
-    csv.close();
+    csv_file.commit();  // a run that stopped keeps its steps until then
 
     auto cols = read_csv(path);
     const std::size_t rows = cols["step"].size();  // row 0 is step 0 (no gradient)
@@ -174,6 +176,7 @@ int main(int argc, char** argv) {
             << val_end << ',' << unigram << ',' << completed << '\n';
     std::fflush(stdout);  // one line per run as it finishes
   }
+  summary_file.commit();
   std::printf(
       "\nFor scale: predicting every token from its unigram frequency gives loss %.4f, so a\n"
       "run ending near it learned nothing.\nCSV files written to %s\n",

@@ -32,8 +32,8 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
+#include <scaleref/io/atomic_file.hpp>
 #include <scaleref/norm/dyt.hpp>
 #include <scaleref/norm/rmsnorm.hpp>
 #include <scaleref/norm/seednorm.hpp>
@@ -112,7 +112,8 @@ void sweep(const std::filesystem::path& out, bool quick) {
         std::sqrt(g.dalpha.squaredNorm() + g.dbeta.squaredNorm() + g.dgamma.squaredNorm())};
   };
 
-  std::ofstream csv(out / "scale_sweep.csv");
+  scaleref::io::AtomicFile csv_file(out / "scale_sweep.csv");
+  std::ostream& csv = csv_file.stream();
   csv << "k,rmsnorm_out_rms,rmsnorm_grad_x,rmsnorm_grad_params,dyt_out_rms,dyt_grad_x,"
          "dyt_grad_params,seednorm_out_rms,seednorm_grad_x,seednorm_grad_params,"
          "seednorm_tanh_abs,seednorm_grad_beta\n";
@@ -134,6 +135,7 @@ void sweep(const std::filesystem::path& out, bool quick) {
       std::printf("%8.0e | %9.4f %11.4g | %9.4f %11.4g | %9.4f %11.4g %7.4f\n", k, r.out_rms,
                   r.grad_x, d.out_rms, d.grad_x, s.out_rms, s.grad_x, seed_s);
   }
+  csv_file.commit();
   std::printf(
       "Below k ~ 1e-3, mean((k x)^2) drops under eps = 1e-6 and the eps inside RMS(x) takes\n"
       "over: RMSNorm's and SeeDNorm's outputs shrink and their gradients stop growing (the\n"
@@ -157,15 +159,18 @@ void train_all(const std::filesystem::path& out, bool quick) {
       "Part 2: the tiny LM (Pre-Norm, kv_recall task, 4 layers, d_model %d, AdamW lr 3e-3, %d "
       "steps),\nonce per norm; same data, same seed.\n",
       quick ? 16 : 64, quick ? 10 : 400);
-  std::ofstream summary(out / "summary.csv");
+  scaleref::io::AtomicFile summary_file(out / "summary.csv");
+  std::ostream& summary = summary_file.stream();
   summary << "norm,val_loss_first_eval,val_loss_end,best_val_loss,train_loss_end,unigram_loss\n";
   std::printf("%-9s %16s %14s %14s\n", "norm", "val (1st eval)", "val (end)", "best val");
   for (const lm::NormKind norm :
        {lm::NormKind::rmsnorm, lm::NormKind::dyt, lm::NormKind::seednorm}) {
     const char* n = lm::norm_name(norm);
     const train::Setup s = setup_for(norm, quick);
-    std::ofstream csv(out / (std::string("run_") + n + ".csv"));
+    scaleref::io::AtomicFile csv_file(out / (std::string("run_") + n + ".csv"));
+    std::ostream& csv = csv_file.stream();
     const train::Result r = train::run(s, &csv, nullptr);
+    csv_file.commit();
     double best = r.evals.front().val_loss;
     for (const auto& e : r.evals) best = std::min(best, e.val_loss);
     const double first = r.evals.size() > 1 ? r.evals[1].val_loss : r.evals[0].val_loss;
@@ -174,6 +179,7 @@ void train_all(const std::filesystem::path& out, bool quick) {
     summary << n << ',' << first << ',' << r.evals.back().val_loss << ',' << best << ','
             << r.last_loss << ',' << r.task.unigram_loss << '\n';
   }
+  summary_file.commit();
 }
 
 }  // namespace

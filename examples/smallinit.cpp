@@ -33,6 +33,7 @@
 #include <iostream>
 #include <scaleref/fit.hpp>
 #include <scaleref/init/initializers.hpp>
+#include <scaleref/io/atomic_file.hpp>
 #include <scaleref/lm/model.hpp>
 #include <scaleref/lm/params.hpp>
 #include <scaleref/metrics/activations.hpp>
@@ -181,13 +182,15 @@ int main(int argc, char** argv) {
   const double eps[2] = {1e-5, 1e-12};
   const auto factors = eps_saturation(d_eps, eps, args.quick ? 13 : 61);
   {
-    std::ofstream f(args.out / "eps_factor.csv");
+    scaleref::io::AtomicFile f_file(args.out / "eps_factor.csv");
+    std::ostream& f = f_file.stream();
     f << "gamma,sigma2,factor_no_eps,factor_formula_eps1e-5,factor_measured_eps1e-5,"
          "factor_formula_eps1e-12,factor_measured_eps1e-12\n";
     for (const auto& p : factors)
       f << p.gamma << ',' << p.sigma2 << ',' << p.factor_no_eps << ',' << p.factor_formula[0] << ','
         << p.factor_measured[0] << ',' << p.factor_formula[1] << ',' << p.factor_measured[1]
         << '\n';
+    f_file.commit();
   }
   std::printf("1. RMSNorm factor at d = %ld (formula / measured on sampled h)\n", d_eps);
   std::printf("   gamma   sigma^2    d^gamma   eps=1e-5 (formula, measured)   eps=1e-12\n");
@@ -210,7 +213,8 @@ int main(int argc, char** argv) {
       args.quick ? std::vector<long>{16, 32, 64} : std::vector<long>{32, 64, 128, 256, 512};
   const long layers = 4, tokens = args.quick ? 8 : 32;
   std::vector<double> dx(widths.begin(), widths.end());
-  std::ofstream flow_csv(args.out / "residual_flow.csv");
+  scaleref::io::AtomicFile flow_csv_file(args.out / "residual_flow.csv");
+  std::ostream& flow_csv = flow_csv_file.stream();
   flow_csv << "model,gamma,d,ratio\n";
   std::printf(
       "2. residual flow ||h_L - e|| / ||e|| at init, L = %ld layers, widths d = %ld .. %ld\n",
@@ -230,7 +234,7 @@ int main(int argc, char** argv) {
                 1 - g, scaleref::loglog_fit(dx, stack).slope, scaleref::loglog_fit(dx, model).slope,
                 stack.back(), model.back());
   }
-  flow_csv.close();
+  flow_csv_file.commit();
   std::printf("\n");
 
   // 3. stable rank during training
@@ -241,9 +245,10 @@ int main(int argc, char** argv) {
     const train::Setup s = stable_rank_setup(g, args.quick);
     char name[64];
     std::snprintf(name, sizeof name, "stable_rank_gamma%.1f.csv", g);
-    std::ofstream csv(args.out / name);
+    scaleref::io::AtomicFile csv_file(args.out / name);
+    std::ostream& csv = csv_file.stream();
     const train::Result r = train::run(s, &csv, nullptr);
-    csv.close();
+    csv_file.commit();
     // read back the two stable-rank columns to summarize them
     std::ifstream in(args.out / name);
     std::string line;

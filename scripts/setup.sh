@@ -64,6 +64,12 @@ werror=${SCALEREF_WERROR:-$([[ -n ${CI:-} ]] && echo ON || echo OFF)}
 generator=()
 [[ -f $build_dir/CMakeCache.txt ]] || generator=(-G Ninja)
 
+# SCALEREF_SANITIZE (scripts/test.sh --sanitize sets it): the sanitizers, and
+# no CUDA targets or emulator beside them.
+sanitize=()
+[[ -n ${SCALEREF_SANITIZE:-} ]] &&
+  sanitize=(-DSCALEREF_SANITIZE="$SCALEREF_SANITIZE" -DSCALEREF_CUDA=OFF -DSCALEREF_CUDA_EMU=OFF)
+
 cmake -S "$root" -B "$build_dir" "${generator[@]}" \
   -DCMAKE_BUILD_TYPE="${CMAKE_BUILD_TYPE:-Release}" \
-  -DSCALEREF_WERROR="$werror" "$@"
+  -DSCALEREF_WERROR="$werror" "${sanitize[@]}" "$@"

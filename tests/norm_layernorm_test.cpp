@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
+#include <scaleref/lm/rowops.hpp>
+
 #include "norm_support.hpp"
 
 namespace {
@@ -84,6 +86,41 @@ TEST(LayerNorm, WithoutBiasTheBiasIsIgnoredAndHasNoGradient) {
   const auto g = ln::backward(ln::init<double>(3, c), c, k, M(M::Ones(2, 3)));
   EXPECT_EQ(g.dbeta.size(), 0);
   EXPECT_EQ(g.dgamma.cols(), 3);
+}
+
+// A constant row of 0.3 (or 0.1, 0.7) sums to a mean an ulp off, so its computed
+// variance is about 1e-33 rather than 0; with eps = 0 that normalized rounding
+// noise to +-1. Such a row, and one whose entries are an ulp apart, has no
+// spread (metrics::has_spread) and is refused at eps = 0; with eps > 0 it is
+// normalized to about 0, as its exact value is.
+TEST(LayerNorm, AConstantOrRoundingLevelRowIsRefusedAtEpsZero) {
+  for (const double c : {0.3, 0.1, 0.7, -0.3, 1.0, 1e-300})
+    for (const long d : {3L, 4L, 7L, 64L, 1000L}) {
+      M x = M::Ones(2, d) * c;
+      x.row(1).setLinSpaced(d, -1.0, 1.0);
+      const ln::Params<double> p = ln::init<double>(d);
+      try {
+        ln::forward(p, {0.0, true}, x);
+        ADD_FAILURE() << "a constant row of " << c << " (D = " << d << ") was normalized";
+      } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("row 0"), std::string::npos) << e.what();
+      }
+      M near = x;
+      near(0, 0) = std::nextafter(c, HUGE_VAL);
+      EXPECT_THROW(ln::forward(p, {0.0, true}, near), Error) << c << ", D = " << d;
+      const M y = ln::forward(p, {1e-5, true}, x);
+      EXPECT_LT(y.row(0).cwiseAbs().maxCoeff(), 1e-9) << c << ", D = " << d;
+    }
+}
+
+// The tiny LM's own centring (lm/rowops.hpp) follows the same rule.
+TEST(LayerNorm, TheLmsCentringRefusesAConstantRowAtEpsZero) {
+  M z = M::Constant(2, 16, 0.3), z_hat, r;
+  z.row(1).setLinSpaced(16, -1.0, 1.0);
+  EXPECT_NE(error_of([&] { lm::detail::center_rows("lm", z, 0.0, z_hat, r); }).find("row 0"),
+            std::string::npos);
+  lm::detail::center_rows("lm", z, 1e-5, z_hat, r);
+  EXPECT_LT(z_hat.row(0).cwiseAbs().maxCoeff(), 1e-9);
 }
 
 TEST(LayerNorm, BadInputIsRejectedWithAClearError) {

@@ -70,6 +70,34 @@ TEST(RMSNorm, EpsSaturatesTinyInputs) {
   EXPECT_NEAR(y(0, 3), -4e-5 / std::sqrt(1e-2 + 7.5e-10), 1e-18);
 }
 
+// At eps = 0, x / RMS(x) does not depend on the scale of x; a power of two
+// scales exactly, so y(2^k x) must equal y(x) bit for bit for every k whose
+// 2^k x is a normal double. Squared directly, a row near 1e-160 fell into the
+// subnormals (most digits lost) and a row near 1e200 overflowed (RMS = inf, y =
+// 0); both were answered without an error. The gradient scales by exactly 2^-k.
+TEST(RMSNorm, IsBitwiseScaleInvariantAtEpsZeroAcrossTheWholeDoubleRange) {
+  M x(3, 7), dy(3, 7);
+  for (long i = 0; i < x.size(); ++i) {
+    x.data()[i] = std::sin(0.7 * i + 0.1) * (1 + i % 3);
+    dy.data()[i] = std::cos(0.3 * i);
+  }
+  const rms::Params<double> p{M::Constant(1, 7, 0.9)};
+  rms::Cache<double> k0;
+  const M y0 = rms::forward(p, {0.0}, x, &k0);
+  const auto g0 = rms::backward(p, {0.0}, k0, dy);
+  for (const int k : {-1000, -700, -530, -200, 200, 500, 700, 1020}) {
+    const M xs = x * std::ldexp(1.0, k);
+    rms::Cache<double> ks;
+    const M y = rms::forward(p, {0.0}, xs, &ks);
+    EXPECT_TRUE(y == y0) << "k = " << k << ": max |y - y0| " << (y - y0).cwiseAbs().maxCoeff();
+    const auto g = rms::backward(p, {0.0}, ks, dy);
+    if (k <= 700) {  // beyond, 2^-k dx falls into the subnormals, where scaling rounds
+      EXPECT_TRUE(g.dx == g0.dx * std::ldexp(1.0, -k)) << "k = " << k;
+    }
+    EXPECT_TRUE(g.dgamma == g0.dgamma) << "k = " << k;
+  }
+}
+
 TEST(RMSNorm, BackwardIsBitwiseRepeatableAndThreadCountIndependent) {
   const long d = 33,
              n = kParallelEntries / d + 70;  // above the threshold, rows not a multiple of 64

@@ -36,11 +36,11 @@
 #include <cstdlib>
 #include <ctime>
 #include <exception>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <scaleref/cuda/device.hpp>
 #include <scaleref/error.hpp>
+#include <scaleref/io/atomic_file.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -341,9 +341,7 @@ int run(const Options& o) {
         "tolerance (MISMATCH above)\n",
         mismatches);
   if (!o.json.empty()) {
-    std::ofstream out(o.json);
-    out << to_json(info, results, errors);
-    if (!out) scaleref::fail("cuda_bench: could not write ", o.json);
+    scaleref::io::write_file_atomically(o.json, to_json(info, results, errors));
     std::printf("cuda_bench: wrote %s\n", o.json.c_str());
   }
   if (!errors.empty())

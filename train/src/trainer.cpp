@@ -5,10 +5,10 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <optional>
 #include <ostream>
 #include <scaleref/error.hpp>
+#include <scaleref/io/atomic_file.hpp>
 #include <scaleref/lm/model.hpp>
 #include <scaleref/metrics/activations.hpp>
 #include <scaleref/metrics/attention.hpp>
@@ -251,11 +251,20 @@ Result run(const Setup& s, std::ostream* csv, std::ostream* progress) {
 
 Result run(const Setup& s, std::ostream* progress) {
   if (s.train.log.empty()) return run(s, nullptr, progress);
-  std::ofstream out(s.train.log);
-  require(out.good(), "train::run", "key 'log': cannot open '", s.train.log, "' for writing");
-  Result r = run(s, &out, progress);
-  out.flush();
-  require(out.good(), "train::run", "key 'log': writing '", s.train.log, "' failed");
+  // The log is written whole or not at all: a run that fails (a non-finite
+  // loss, memory exhausted, a full disk) leaves no log, nor a partial one.
+  std::optional<io::AtomicFile> out;
+  try {
+    out.emplace(s.train.log);
+  } catch (const Error& e) {
+    fail("train::run: key 'log': ", e.what());
+  }
+  Result r = run(s, &out->stream(), progress);
+  try {
+    out->commit();
+  } catch (const Error& e) {
+    fail("train::run: key 'log': ", e.what());
+  }
   return r;
 }
 

@@ -14,9 +14,11 @@
 #pragma once
 
 #include <cmath>
+#include <limits>
 #include <scaleref/error.hpp>
 #include <scaleref/norm/common.hpp>
 #include <scaleref/rows.hpp>
+#include <scaleref/spec/rescale.hpp>
 #include <scaleref/types.hpp>
 
 namespace scaleref::lm::detail {
@@ -57,9 +59,16 @@ void center_rows(const char* where, const Mat<S>& z, double eps, Mat<S>& z_hat, 
     z_hat.row(i) = z.row(i).array() - mu;
     r(i, 0) = z_hat.row(i).squaredNorm() * inv_d + S(eps);
   });
-  for (Eigen::Index i = 0; i < n; ++i)
+  for (Eigen::Index i = 0; i < n; ++i) {
     require(r(i, 0) > 0, where, "row ", i,
             " has variance + eps = 0 (a constant row, with eps = 0): it cannot be normalized");
+    if (eps == 0)  // a constant row's variance is its mean's rounding error: LayerNorm's rule
+      require(metrics::has_spread(S(z.row(i).minCoeff()), S(z.row(i).maxCoeff()), S(sqrt(r(i, 0))),
+                                  static_cast<double>(d), S(std::numeric_limits<S>::epsilon() / 2)),
+              where, "row ", i,
+              " has no spread (its entries all equal, or a variance at rounding level) and "
+              "eps = 0: it cannot be normalized");
+  }
   for_each_row(n, d, [&](Eigen::Index i) {
     r(i, 0) = S(1) / sqrt(r(i, 0));
     z_hat.row(i) *= r(i, 0);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cmath>
+#include <limits>
 #include <scaleref/error.hpp>
 #include <scaleref/rows.hpp>
 #include <scaleref/types.hpp>
@@ -48,20 +49,46 @@ void check_grad_output(const char* where, const Mat<S>& dy, Eigen::Index n, Eige
           "] like the forward's output, got dy ", shape_str(dy));
 }
 
-// 1 / sqrt(mean(x_i^2) + eps) for each row i, as an [N, 1] column, into r. A
-// row whose mean square plus eps is 0 (an all-zero row with eps = 0) has no
-// RMS: Error.
+// 1 / sqrt(mean(v^2) + eps) for one row (or block) v, or 0 when mean(v^2) + eps
+// is 0 (an all-zero v with eps = 0). Computed on v 2^-e and eps 2^-2e, 2^e just
+// above max(max|v|, sqrt(eps)), and scaled back: every scaled square is below 1
+// and the largest term at least 1/16, so nothing overflows (a row near 1e200
+// had RMS = inf and y = 0) and nothing that matters is subnormal (a row near
+// 1e-160 with eps = 0 lost most of its digits). A power of two scales exactly,
+// so wherever the unscaled sum neither overflows nor underflows the result is
+// bitwise the unscaled formula's, and at eps = 0 it is exactly 2^-k times that
+// of 2^k v. A scalar without a binary exponent (the audit's operation counter,
+// proofs_check's SDD FLOP claims) gets the unscaled formula, whose operations
+// it counts.
+template <class S, class V>
+S inverse_rms_of(const V& v, double eps) {
+  using std::sqrt;
+  const S count = S(static_cast<long>(v.size()));
+  if constexpr (std::numeric_limits<S>::is_specialized && std::numeric_limits<S>::radix == 2) {
+    using std::frexp;
+    using std::ldexp;
+    const S largest = v.cwiseAbs().maxCoeff(), root_eps = sqrt(S(eps));
+    int e = 0;
+    frexp(largest > root_eps ? largest : root_eps, &e);  // e = 0 for 0
+    const S t = (v * S(ldexp(S(1), -e))).squaredNorm() / count + S(ldexp(S(eps), -2 * e));
+    return t > 0 ? S(ldexp(S(1) / sqrt(t), -e)) : S(0);
+  } else {
+    const S t = v.squaredNorm() / count + S(eps);
+    return t > 0 ? S(S(1) / sqrt(t)) : S(0);
+  }
+}
+
+// 1 / sqrt(mean(x_i^2) + eps) for each row i (inverse_rms_of), as an [N, 1]
+// column, into r. A row whose mean square plus eps is 0 (an all-zero row with
+// eps = 0) has no RMS: Error.
 template <class S>
 void inverse_rms(const char* where, const Mat<S>& x, double eps, Mat<S>& r) {
-  using std::sqrt;
   r.resize(x.rows(), 1);
-  const S d = S(static_cast<long>(x.cols()));
   for_each_row(x.rows(), x.cols(),
-               [&](Eigen::Index i) { r(i, 0) = x.row(i).squaredNorm() / d + S(eps); });
+               [&](Eigen::Index i) { r(i, 0) = inverse_rms_of<S>(x.row(i), eps); });
   for (Eigen::Index i = 0; i < x.rows(); ++i)  // errors are thrown outside the parallel loop
     require(r(i, 0) > 0, where, "row ", i,
             " has mean square + eps = 0 (all zero, with eps = 0): its RMS is 0");
-  for (Eigen::Index i = 0; i < x.rows(); ++i) r(i, 0) = S(1) / sqrt(r(i, 0));
 }
 
 template <class S>
@@ -96,13 +123,11 @@ Mat<S> rms_normalize_backward(const S& r, const G& g, const X& x_hat) {
 template <class S>
 void rms_blocks(const char* where, const Mat<S>& z, Eigen::Index blocks, double eps, Mat<S>& z_hat,
                 Mat<S>& r) {
-  using std::sqrt;
   const Eigen::Index n = z.rows(), w = z.cols() / blocks;
-  const S inv_w = S(1) / S(static_cast<long>(w));
   r.resize(n, blocks);
   for_each_row(n, z.cols(), [&](Eigen::Index i) {
     for (Eigen::Index b = 0; b < blocks; ++b)
-      r(i, b) = z.row(i).segment(b * w, w).squaredNorm() * inv_w + S(eps);
+      r(i, b) = inverse_rms_of<S>(z.row(i).segment(b * w, w), eps);
   });
   for (Eigen::Index i = 0; i < n; ++i)  // errors are thrown outside the parallel loop
     for (Eigen::Index b = 0; b < blocks; ++b)
@@ -110,10 +135,8 @@ void rms_blocks(const char* where, const Mat<S>& z, Eigen::Index blocks, double 
               " has mean square + eps = 0 (all zero, with eps = 0): its RMS is 0");
   z_hat.resize(n, z.cols());
   for_each_row(n, z.cols(), [&](Eigen::Index i) {
-    for (Eigen::Index b = 0; b < blocks; ++b) {
-      r(i, b) = S(1) / sqrt(r(i, b));
+    for (Eigen::Index b = 0; b < blocks; ++b)
       z_hat.row(i).segment(b * w, w) = z.row(i).segment(b * w, w) * r(i, b);
-    }
   });
 }
 

@@ -6,9 +6,11 @@
 
 #include <array>
 #include <cmath>
+#include <limits>
 #include <scaleref/norm/common.hpp>
 #include <scaleref/rows.hpp>
 #include <scaleref/spec/layernorm.hpp>
+#include <scaleref/spec/rescale.hpp>
 
 namespace scaleref::norm::layernorm {
 
@@ -53,9 +55,21 @@ void forward(const Params<S>& p, const Config& c, const Mat<S>& x, Mat<S>& y, Ca
     k.x_hat.row(i) = x.row(i).array() - x.row(i).sum() * inv_d;   // centred, for now
     k.r(i, 0) = k.x_hat.row(i).squaredNorm() * inv_d + S(c.eps);  // var + eps, for now
   });
-  for (Eigen::Index i = 0; i < n; ++i)  // errors are thrown outside the parallel loop
+  for (Eigen::Index i = 0; i < n; ++i) {  // errors are thrown outside the parallel loop
     require(k.r(i, 0) > 0, where, "row ", i,
             " has variance + eps = 0 (a constant row, with eps = 0): it cannot be normalized");
+    // A constant row's computed variance is the square of its mean's rounding
+    // error, not 0: at eps = 0 the same rule as the rescalers' decides.
+    if (c.eps == 0) {
+      using std::sqrt;
+      require(
+          metrics::has_spread(S(x.row(i).minCoeff()), S(x.row(i).maxCoeff()), S(sqrt(k.r(i, 0))),
+                              static_cast<double>(d), S(std::numeric_limits<S>::epsilon() / 2)),
+          where, "row ", i,
+          " has no spread (its entries all equal, or a variance at rounding level) and "
+          "eps = 0: it cannot be normalized");
+    }
+  }
   y.resize(n, d);
   for_each_row(n, d, [&](Eigen::Index i) {
     using std::sqrt;
