@@ -53,6 +53,19 @@ TEST(AuditRegistry, PatternsMatchSubstringsAndGlobs) {
   EXPECT_TRUE(matches("a.b.c(d)", "a.b.c(d)*"));  // regex characters are literal
 }
 
+TEST(AuditRegistry, GlobsMatchWholeIdsWithoutRecursion) {
+  EXPECT_TRUE(matches("sdd.eq.31", "*"));
+  EXPECT_TRUE(matches("sdd.eq.31", "**sdd**"));
+  EXPECT_TRUE(matches("sdd.eq.31", "s*.*.3*1"));
+  EXPECT_FALSE(matches("sdd.eq.31", "*.3"));  // a glob matches the whole id
+  EXPECT_FALSE(matches("sdd.eq.31", "sdd.eq.31*x"));
+  EXPECT_TRUE(matches("aab", "*ab"));  // the '*' gives back what it took
+  EXPECT_FALSE(matches("sdd.eq.31", "sdd*eq*31*[x]"));
+  // std::regex overflowed the stack here (proofs_check --only exited on SIGSEGV)
+  EXPECT_FALSE(matches("sdd.eq.31", "*" + std::string(200000, 'a')));
+  EXPECT_TRUE(matches(std::string(2000, 'a'), "*" + std::string(1000, 'a')));
+}
+
 TEST(AuditArgs, ReadsEveryOptionAndStopsAtTheFirstUsageError) {
   const Args a = parse_args(
       {"--thorough", "--only", "sdd", "--list", "--only", "*.31", "--json", "out.json", "--quiet"});
