@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <scaleref/audit/args.hpp>
 #include <scaleref/audit/registry.hpp>
 #include <set>
 #include <string>
@@ -50,6 +51,40 @@ TEST(AuditRegistry, PatternsMatchSubstringsAndGlobs) {
   EXPECT_FALSE(matches("sdd.eq.31", "sdd*30"));
   EXPECT_FALSE(matches("seednorm.eq.31", "sdd*"));
   EXPECT_TRUE(matches("a.b.c(d)", "a.b.c(d)*"));  // regex characters are literal
+}
+
+TEST(AuditRegistry, GlobsMatchWholeIdsWithoutRecursion) {
+  EXPECT_TRUE(matches("sdd.eq.31", "*"));
+  EXPECT_TRUE(matches("sdd.eq.31", "**sdd**"));
+  EXPECT_TRUE(matches("sdd.eq.31", "s*.*.3*1"));
+  EXPECT_FALSE(matches("sdd.eq.31", "*.3"));  // a glob matches the whole id
+  EXPECT_FALSE(matches("sdd.eq.31", "sdd.eq.31*x"));
+  EXPECT_TRUE(matches("aab", "*ab"));  // the '*' gives back what it took
+  EXPECT_FALSE(matches("sdd.eq.31", "sdd*eq*31*[x]"));
+  // std::regex overflowed the stack here (proofs_check --only exited on SIGSEGV)
+  EXPECT_FALSE(matches("sdd.eq.31", "*" + std::string(200000, 'a')));
+  EXPECT_TRUE(matches(std::string(2000, 'a'), "*" + std::string(1000, 'a')));
+}
+
+TEST(AuditArgs, ReadsEveryOptionAndStopsAtTheFirstUsageError) {
+  const Args a = parse_args(
+      {"--thorough", "--only", "sdd", "--list", "--only", "*.31", "--json", "out.json", "--quiet"});
+  EXPECT_TRUE(a.thorough && a.list && a.quiet && !a.help);
+  EXPECT_EQ(a.only, (std::vector<std::string>{"sdd", "*.31"}));
+  EXPECT_EQ(a.json_path, "out.json");
+  EXPECT_EQ(a.error, "");
+  EXPECT_EQ(parse_args({"--only"}).error, "--only expects a value");
+  EXPECT_EQ(parse_args({"--list", "-x", "--json"}).error, "unknown argument '-x'");
+  const Args help = parse_args({"-h", "--bogus"});  // --help ends the reading
+  EXPECT_TRUE(help.help);
+  EXPECT_EQ(help.error, "");
+}
+
+TEST(AuditArgs, SelectsTheMatchingClaimsInRegistryOrder) {
+  EXPECT_EQ(select_claims(claims(), {}).size(), claims().size());
+  for (const Claim* c : select_claims(claims(), {"sdd.", "*.eq.5"}))
+    EXPECT_TRUE(matches(c->id, "sdd.") || matches(c->id, "*.eq.5")) << c->id;
+  EXPECT_TRUE(select_claims(claims(), {"no such claim"}).empty());
 }
 
 TEST(AuditRegistry, AThrowingCheckIsNotRunAndSetsTheExitStatus) {

@@ -96,8 +96,9 @@ Settings::Settings(const std::string& method, const std::vector<KeySpec>& keys,
   std::vector<std::string> names;
   for (const auto& k : keys_) names.push_back(k.name);
   for (const auto& [key, value] : set) {
+    const std::string& name = key;  // clang 14 captures no structured binding
     const auto it =
-        std::find_if(keys_.begin(), keys_.end(), [&](const KeySpec& k) { return k.name == key; });
+        std::find_if(keys_.begin(), keys_.end(), [&](const KeySpec& k) { return k.name == name; });
     if (it == keys_.end())
       fail("setting ", key, "=", value, ": ", method_, " has no key \"", key,
            "\" (its keys: ", names.empty() ? std::string("none") : joined(names), ")");

@@ -13,6 +13,7 @@
 // implementation relies on fails (the claims marked relied_on), 2 on bad usage.
 #include <cstdio>
 #include <iostream>
+#include <scaleref/audit/args.hpp>
 #include <scaleref/audit/registry.hpp>
 #include <scaleref/error.hpp>
 #include <scaleref/io/atomic_file.hpp>
@@ -34,28 +35,14 @@ int usage(const char* why) {
 
 int main(int argc, char** argv) {
   using namespace scaleref::audit;
-  bool list = false, quiet = false;
-  Context ctx;
-  std::string json_path;
-  std::vector<std::string> only;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--thorough") {
-      ctx.thorough = true;
-    } else if (a == "--list") {
-      list = true;
-    } else if (a == "--quiet") {
-      quiet = true;
-    } else if (a == "--only" || a == "--json") {
-      if (i + 1 >= argc) return usage((a + " expects a value").c_str());
-      (a == "--only" ? only.emplace_back() : json_path) = argv[++i];
-    } else if (a == "--help" || a == "-h") {
-      usage("the paper audit");
-      return 0;
-    } else {
-      return usage(("unknown argument '" + a + "'").c_str());
-    }
+  const Args args = parse_args(std::vector<std::string>(argv + 1, argv + argc));
+  if (!args.error.empty()) return usage(args.error.c_str());
+  if (args.help) {
+    usage("the paper audit");
+    return 0;
   }
+  Context ctx;
+  ctx.thorough = args.thorough;
   std::vector<Claim> claims;
   try {
     claims = all_claims();
@@ -63,14 +50,9 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "proofs_check: %s\n", e.what());
     return 1;
   }
-  std::vector<const Claim*> chosen;
-  for (const Claim& c : claims) {
-    bool take = only.empty();
-    for (const auto& p : only) take = take || matches(c.id, p);
-    if (take) chosen.push_back(&c);
-  }
+  const std::vector<const Claim*> chosen = select_claims(claims, args.only);
   if (chosen.empty()) return usage("no claim matches --only");
-  if (list) {
+  if (args.list) {
     for (const Claim* c : chosen)
       std::printf("%-44s %-16s %-28s %s\n", c->id.c_str(), kind_name(c->kind), c->location.c_str(),
                   c->statement.c_str());
@@ -79,7 +61,7 @@ int main(int argc, char** argv) {
   std::vector<Result> results;
   for (std::size_t i = 0; i < chosen.size(); ++i) {
     const Claim& c = *chosen[i];
-    if (!quiet) {
+    if (!args.quiet) {
       std::fprintf(stderr, "[%zu/%zu] %s\n", i + 1, chosen.size(), c.id.c_str());
       ctx.progress = [&c](const std::string& msg) {
         std::fprintf(stderr, "    %s: %s\n", c.id.c_str(), msg.c_str());
@@ -88,9 +70,9 @@ int main(int argc, char** argv) {
     results.push_back(run_claim(c, ctx));
   }
   std::cout << table(results);
-  if (!json_path.empty()) {
+  if (!args.json_path.empty()) {
     try {  // whole or not at all: a full disk leaves no truncated JSON
-      scaleref::io::write_file_atomically(json_path, json(results, ctx.thorough));
+      scaleref::io::write_file_atomically(args.json_path, json(results, ctx.thorough));
     } catch (const scaleref::Error& e) {
       std::fprintf(stderr, "proofs_check: %s\n", e.what());
       return 1;

@@ -34,16 +34,27 @@ std::vector<Claim> all_claims() {
 
 bool matches(const std::string& id, const std::string& pattern) {
   if (pattern.find('*') == std::string::npos) return id.find(pattern) != std::string::npos;
-  std::string re;  // the glob as a regular expression: '*' is '.*', the rest literal
-  for (const char ch : pattern) {
-    if (ch == '*')
-      re += ".*";
-    else if (std::string("\\^$.|?+()[]{}").find(ch) != std::string::npos)
-      re += std::string("\\") + ch;
-    else
-      re += ch;
+  // The glob, '*' any run and every other character itself: greedy, going back
+  // to the last '*' on a mismatch. No recursion and no std::regex, whose
+  // recursive compiler overflowed the stack on a pattern of 60000 characters.
+  const std::size_t none = std::string::npos;
+  std::size_t i = 0, p = 0, star = none, resumed = 0;
+  while (i < id.size()) {
+    if (p < pattern.size() && pattern[p] == '*') {
+      star = p++;
+      resumed = i;
+    } else if (p < pattern.size() && pattern[p] == id[i]) {
+      ++p;
+      ++i;
+    } else if (star != none) {
+      p = star + 1;  // the last '*' takes one more character
+      i = ++resumed;
+    } else {
+      return false;
+    }
   }
-  return std::regex_match(id, std::regex(re));
+  while (p < pattern.size() && pattern[p] == '*') ++p;
+  return p == pattern.size();
 }
 
 Result run_claim(const Claim& c, const Context& ctx) {

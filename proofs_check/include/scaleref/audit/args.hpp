@@ -1,0 +1,30 @@
+// The command line of proofs_check (proofs_check/src/main.cpp), parsed apart
+// from running it, so that a test or a fuzz target can feed it any arguments.
+#pragma once
+
+#include <scaleref/audit/claim.hpp>
+#include <string>
+#include <vector>
+
+namespace scaleref::audit {
+
+struct Args {
+  bool thorough = false;          // --thorough
+  bool list = false;              // --list
+  bool quiet = false;             // --quiet
+  bool help = false;              // --help or -h: print the usage and exit 0
+  std::vector<std::string> only;  // --only PATTERN, each
+  std::string json_path;          // --json FILE
+  std::string error;              // a usage error ("unknown argument '-x'"), or ""
+};
+
+// Reads `args` (argv without the program's name) in order; stops at the first
+// usage error or at --help.
+Args parse_args(const std::vector<std::string>& args);
+
+// The claims whose id matches one of `only` (registry.hpp's matches), in the
+// registry's order; every claim when `only` is empty.
+std::vector<const Claim*> select_claims(const std::vector<Claim>& claims,
+                                        const std::vector<std::string>& only);
+
+}  // namespace scaleref::audit
