@@ -58,6 +58,7 @@ namespace {
 using namespace scaleref;
 using rescale::StdKind;
 using scaleref::test::error_of;
+using scaleref::test::mentions;
 using M = Mat<double>;
 using R = Real50;
 using MR = Mat<R>;
@@ -504,10 +505,6 @@ TEST(Rescale, BadInputIsRejectedWithAClearError) {
 // Values whose sum in storage order rounds (0.3, 0.1, 0.7 leave the mean an ulp
 // off) and values it does not (0.5, 1, 0), over sizes from 2 entries to 33 153.
 const std::vector<double> kConstants = {0.3, 0.1, 0.7, -0.3, 0.5, 1.0, 0.0, 1e-300, -7.3e299};
-bool mentions(const std::string& msg, const std::string& fragment) {
-  return msg.find(fragment) != std::string::npos;
-}
-
 const std::vector<std::pair<int, int>> kShapes = {{1, 2}, {2, 2},   {4, 4},
                                                   {3, 7}, {64, 65}, {257, 129}};
 
