@@ -44,6 +44,14 @@ TEST(AuditRegistry, IdsAreUniqueWellFormedAndEveryPaperHasClaims) {
   EXPECT_EQ(papers, (std::set<std::string>{"sdd", "seednorm", "scalevec", "rescale", "smallinit"}));
 }
 
+TEST(AuditRegistry, IdsHaveAPaperAKindAndAName) {
+  for (const char* id : {"sdd.eq.31", "seednorm.sec.3.1.grad-limits", "rescale.tab.2_b", "a.B.c"})
+    EXPECT_TRUE(well_formed_id(id)) << id;
+  for (const char* id : {"", "sdd", "sdd.eq", "sdd.eq.", ".eq.3", "Sdd.eq.3", "sdd..3", "sdd.e1.3",
+                         "sdd.eq.3 ", "sdd.eq.3/4", "sdd1.eq.3", "sdd.eq.\xc3\xa9"})
+    EXPECT_FALSE(well_formed_id(id)) << id;
+}
+
 TEST(AuditRegistry, PatternsMatchSubstringsAndGlobs) {
   EXPECT_TRUE(matches("sdd.eq.31", "sdd.eq"));
   EXPECT_TRUE(matches("sdd.eq.31", "*.31"));
@@ -88,7 +96,12 @@ TEST(AuditArgs, SelectsTheMatchingClaimsInRegistryOrder) {
 }
 
 TEST(AuditRegistry, AThrowingCheckIsNotRunAndSetsTheExitStatus) {
-  Claim c{"sdd.eq.test", "sdd", "nowhere", "a check that throws", Kind::exact, false,
+  Claim c{"sdd.eq.test",
+          "sdd",
+          "nowhere",
+          "a check that throws",
+          Kind::exact,
+          false,
           [](const Context&) -> Verdict { throw std::runtime_error("boom"); }};
   const Result r = run_claim(c, Context{});
   EXPECT_EQ(r.verdict.status, Status::not_run);
@@ -105,8 +118,9 @@ TEST(AuditRegistry, OnlyARelied_onFailureSetsTheExitStatus) {
 }
 
 TEST(AuditRegistry, AMeasureReportedTwiceIsAnError) {
-  Claim c{"sdd.eq.dup", "sdd", "l", "s", Kind::exact, false,
-          [](const Context&) { return holds("x", "y", {{"a", 1.0}, {"a", 2.0}}); }};
+  Claim c{"sdd.eq.dup", "sdd", "l", "s", Kind::exact, false, [](const Context&) {
+            return holds("x", "y", {{"a", 1.0}, {"a", 2.0}});
+          }};
   EXPECT_EQ(run_claim(c, Context{}).verdict.status, Status::not_run);
 }
 
@@ -161,8 +175,8 @@ TEST(AuditSmallinit, StableRankIdentityAndSymmetricGapHold) {
 
 // ---- seednorm ------------------------------------------------------------------------
 
-#include <scaleref/autodiff/norms.hpp>
 #include <limits>
+#include <scaleref/autodiff/norms.hpp>
 #include <scaleref/norm/seednorm.hpp>
 
 namespace seednorm_audit_test {
@@ -297,7 +311,8 @@ TEST(AuditSeednorm, Eq26MatchesTheTapeGradient) {
     const double g = std::tanh(z) * t.p.alpha(0, k) + t.p.gamma(0, k);
     for (int l = 0; l < 8; ++l) {
       const double eq26 = sech2 * t.p.alpha(0, k) * t.x(0, k) / rms * t.p.beta(0, l) +
-                          (k == l ? g / rms : 0.0) - g * t.x(0, k) * t.x(0, l) / (8 * rms * rms * rms);
+                          (k == l ? g / rms : 0.0) -
+                          g * t.x(0, k) * t.x(0, l) / (8 * rms * rms * rms);
       EXPECT_NEAR(row(0, l), eq26, 1e-12) << k << "," << l;
     }
   }
@@ -351,7 +366,8 @@ TEST(AuditScalevec, Theorem22HoldsAndTheColumnFlowIsOneDimensional) {
     for (int k = 1; k <= 40; ++k) {
       y = rk4(y, f, 0.2, 1e-3);
       const double t = 0.2 * k;
-      EXPECT_LE(std::abs(y[1] * y[0] - c), std::exp(-t) * c * (1 + 1e-9)) << "c=" << c << " t=" << t;
+      EXPECT_LE(std::abs(y[1] * y[0] - c), std::exp(-t) * c * (1 + 1e-9))
+          << "c=" << c << " t=" << t;
       EXPECT_NEAR(y[1] * y[1] - y[0] * y[0], 1.0, 1e-9);
     }
   }
@@ -394,7 +410,8 @@ TEST(AuditScalevec, DualPlacementIsOvertakenOnTheShrunkTeacher) {
 
 TEST(AuditScalevec, MdPreconditionerAtTheInitHasEigenvaluesDAndOne) {
   // At r = 1, u = 1 (d = 3): P = I + (1 - 1/3) 1 1^T, eigenvalue 1 + 2 = 3 along 1, 1 across.
-  const Mat<double> P = scalevec::dynamics::md_preconditioner(1.0, Mat<double>(Mat<double>::Ones(1, 3)));
+  const Mat<double> P =
+      scalevec::dynamics::md_preconditioner(1.0, Mat<double>(Mat<double>::Ones(1, 3)));
   Mat<double> one = Mat<double>::Ones(3, 1);
   EXPECT_NEAR((P * one - 3 * one).norm(), 0, 1e-14);
   Mat<double> across(3, 1);
@@ -430,7 +447,8 @@ TEST(AuditRescale, TvrOnFourEntriesAndTheRescalingPostConditions) {
   Mat<double> W(1, 4);
   W << 1, 2, 3, 4;
   const Mat<double> T = rescale::tvr(W, 0.5);
-  for (int j = 0; j < 4; ++j) EXPECT_NEAR(T(0, j), 2.5 + 0.5 * (W(0, j) - 2.5) / std::sqrt(1.25), 1e-15);
+  for (int j = 0; j < 4; ++j)
+    EXPECT_NEAR(T(0, j), 2.5 + 0.5 * (W(0, j) - 2.5) / std::sqrt(1.25), 1e-15);
   for (const char* id : {"rescale.eq.17", "rescale.eq.19", "rescale.eq.20", "rescale.eq.21"})
     EXPECT_EQ(verdict_of(id).status, Status::holds) << id;
 }
@@ -500,14 +518,15 @@ TEST(AuditSdd, ExactGradientFormulasHoldAndMatchADoubleFiniteDifference) {
   // Independently: eq. 5 and eq. 29 against a central difference in double of
   // L = <dy, alpha (.) norm(V x)>.
   const long n = 5;
-  const M x = filled(1, n, 1.1), V = filled(n, n, 0.7), a = filled(1, n, 2.3), dy = filled(1, n, 0.4);
+  const M x = filled(1, n, 1.1), V = filled(n, n, 0.7), a = filled(1, n, 2.3),
+          dy = filled(1, n, 0.4);
   auto L = [&](const M& VV, const M& aa) { return dy.cwiseProduct(sdd_out(x, VV, aa)).sum(); };
   const M z = x * V.transpose();
   const double r = rms_of(z);
   const M zhat = z / r;
   const M P = M::Identity(n, n) - z.transpose() * z / (n * r * r);
   const M dV29 = (a.cwiseProduct(dy) * P / r).transpose() * x;  // eq. 29
-  const M da5 = dy.cwiseProduct(zhat);                            // eq. 5
+  const M da5 = dy.cwiseProduct(zhat);                          // eq. 5
   const double h = 1e-6;
   for (long i = 0; i < n; ++i) {
     M ap = a, am = a;

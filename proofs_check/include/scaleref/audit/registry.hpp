@@ -15,6 +15,10 @@ void add_scalevec_claims(std::vector<Claim>& out);
 void add_rescale_claims(std::vector<Claim>& out);
 void add_smallinit_claims(std::vector<Claim>& out);
 
+// Is `id` of the form <paper>.<kind>.<name>: a lower-case paper, a kind of
+// letters, then a name of letters, digits and '.', '_', '-'?
+bool well_formed_id(const std::string& id);
+
 // All claims; throws Error on a duplicate or malformed id.
 std::vector<Claim> all_claims();
 
