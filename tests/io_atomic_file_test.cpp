@@ -1,6 +1,7 @@
 // io::write_file_atomically: the file is whole or untouched, and no temporary
 // file is left behind either way.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
@@ -10,6 +11,7 @@
 #include <string>
 
 namespace fs = std::filesystem;
+using scaleref::io::require_writable;
 using scaleref::io::write_file_atomically;
 
 namespace {
@@ -63,6 +65,47 @@ TEST_F(AtomicFile, AFailureLeavesTheTargetAsItWasAndNoTemporary) {
     EXPECT_NE(std::string(e.what()).find("cannot write"), std::string::npos) << e.what();
   }
   EXPECT_EQ(entries(), 1u);  // only sub
+}
+
+// Through a symbolic link the named file is replaced and the link kept (a
+// rename over the link would have turned it into a plain file).
+TEST_F(AtomicFile, WritesThroughASymbolicLink) {
+  fs::create_directory(dir_ / "real");
+  const fs::path target = dir_ / "real" / "log.csv", link = dir_ / "log.csv";
+  write_file_atomically(target, "old");
+  fs::create_symlink(target, link);
+  write_file_atomically(link, "new");
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(link)));
+  EXPECT_EQ(read_all(target), "new");
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_ / "real"), {}), 1);  // no temporary
+}
+
+// A target that is not a regular file is written as a stream and stays what it
+// was: /dev/null is still a character device (a rename, as root, would have
+// put a plain file in its place), and /dev/full reports the full disk.
+TEST_F(AtomicFile, StreamsAreWrittenInPlace) {
+  write_file_atomically("/dev/null", "discarded");
+  struct stat st {};
+  ASSERT_EQ(::stat("/dev/null", &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode));
+  if (fs::exists("/dev/full")) {
+    try {
+      write_file_atomically("/dev/full", std::string(1 << 16, 'x'));
+      ADD_FAILURE() << "a write to /dev/full succeeded";
+    } catch (const scaleref::Error& e) {
+      EXPECT_NE(std::string(e.what()).find("full disk"), std::string::npos) << e.what();
+    }
+  }
+}
+
+// The check programs make before their work: the same refusals, and nothing
+// created.
+TEST_F(AtomicFile, RequireWritableRefusesWhatAWriteWouldRefuse) {
+  EXPECT_NO_THROW(require_writable(dir_ / "new.json"));
+  EXPECT_NO_THROW(require_writable("/dev/null"));
+  EXPECT_THROW(require_writable(dir_), scaleref::Error);
+  EXPECT_THROW(require_writable(dir_ / "missing" / "a.json"), scaleref::Error);
+  EXPECT_EQ(entries(), 0u);
 }
 
 }  // namespace

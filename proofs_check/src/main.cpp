@@ -41,6 +41,13 @@ int main(int argc, char** argv) {
     usage("the paper audit");
     return 0;
   }
+  if (!args.json_path.empty()) {
+    try {  // refused now, not after the audit has run
+      scaleref::io::require_writable(args.json_path);
+    } catch (const scaleref::Error& e) {
+      return usage(e.what());
+    }
+  }
   Context ctx;
   ctx.thorough = args.thorough;
   std::vector<Claim> claims;

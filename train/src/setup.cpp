@@ -2,6 +2,7 @@
 // end that reads one (parse_model_config, parse_setup).
 #include <cmath>
 #include <scaleref/error.hpp>
+#include <scaleref/io/atomic_file.hpp>
 #include <scaleref/memory.hpp>
 #include <scaleref/train/trainer.hpp>
 
@@ -119,6 +120,13 @@ void validate(const Setup& s, const char* where) {
   require_memory(where, least_bytes(s),
                  "the run (its parameters with gradients and optimizer state, and a batch's "
                  "logits; keys d_model, d_ff, n_layers, vocab, batch, seq)");
+  if (!t.log.empty()) {
+    try {  // refused with the other keys, not once the run has started
+      io::require_writable(t.log);
+    } catch (const Error& e) {
+      fail(where, ": key 'log': ", e.what());
+    }
+  }
 
   if (t.rescale) {
     const rescale::Schedule& sch = *t.rescale;

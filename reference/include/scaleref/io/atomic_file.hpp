@@ -4,6 +4,11 @@
 // failure (a full disk, a target that is a directory, no permission), an
 // exception or an early return leaves the target as it was, with no temporary
 // file behind; a failure throws scaleref::Error naming the path.
+//
+// A target that is a symbolic link is written through it: the file it names is
+// replaced and the link kept. A target that exists and is not a regular file
+// (/dev/null, /dev/stdout, a FIFO) cannot be replaced by a rename; it is written
+// directly, as a stream, and never replaced by a file.
 #pragma once
 
 #include <unistd.h>
@@ -18,19 +23,66 @@
 
 namespace scaleref::io {
 
+namespace detail {
+
+// An existing target that is not a regular file or a directory: /dev/null, a FIFO.
+inline bool is_stream(const std::filesystem::path& path) {
+  std::error_code ec;
+  const std::filesystem::file_status st = std::filesystem::status(path, ec);  // follows a link
+  return std::filesystem::exists(st) && !std::filesystem::is_regular_file(st) &&
+         !std::filesystem::is_directory(st);
+}
+
+// The file that a write to `path` replaces: `path`, or the file its link names.
+inline std::filesystem::path replaced_file(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_symlink(std::filesystem::symlink_status(path, ec))) return path;
+  const std::filesystem::path real = std::filesystem::weakly_canonical(path, ec);
+  return ec ? path : real;
+}
+
+}  // namespace detail
+
+// Throws Error unless `path` can be written: not a directory, in an existing
+// directory that may be written (or an existing stream target that may be).
+// Programs call it before long work, so that a bad output path is refused at
+// once and not after the work.
+inline void require_writable(const std::filesystem::path& path) {
+  std::error_code ec;
+  require(!std::filesystem::is_directory(path, ec), "io::AtomicFile", "'", path.string(),
+          "' is a directory");
+  if (detail::is_stream(path)) {
+    require(::access(path.c_str(), W_OK) == 0, "io::AtomicFile", "no permission to write '",
+            path.string(), "'");
+    return;
+  }
+  const std::filesystem::path parent = detail::replaced_file(path).parent_path();
+  const std::filesystem::path dir = parent.empty() ? std::filesystem::path(".") : parent;
+  require(std::filesystem::is_directory(dir, ec), "io::AtomicFile", "cannot write '", path.string(),
+          "': no such directory '", dir.string(), "'");
+  require(::access(dir.c_str(), W_OK) == 0, "io::AtomicFile", "cannot write '", path.string(),
+          "': no permission to write in '", dir.string(), "'");
+}
+
 // Write to stream(), then commit(). Destroyed without commit(), it removes its
 // temporary file.
 class AtomicFile {
  public:
   explicit AtomicFile(const std::filesystem::path& path) : path_(path) {
-    std::error_code ec;
-    require(!std::filesystem::is_directory(path_, ec), "io::AtomicFile", "'", path_.string(),
-            "' is a directory");
+    require_writable(path_);
+    if (detail::is_stream(path_)) {  // written in place; nothing to rename
+      out_.open(path_, std::ios::binary);
+      require(out_.is_open(), "io::AtomicFile", "cannot write '", path_.string(), "'");
+      return;
+    }
+    replaced_ = detail::replaced_file(path_);
     // .<name>.partial-<pid>, appended piece by piece (GCC 12 warns falsely on
     // operator+ chains of strings, -Wrestrict, bug 105329)
     std::string name = ".";
-    name.append(path_.filename().string()).append(".partial-").append(std::to_string(::getpid()));
-    tmp_ = path_.parent_path() / name;
+    name.append(replaced_.filename().string())
+        .append(".partial-")
+        .append(std::to_string(::getpid()));
+    tmp_ = replaced_.parent_path() / name;
     out_.open(tmp_, std::ios::binary | std::ios::trunc);
     require(out_.is_open(), "io::AtomicFile", "cannot write '", path_.string(),
             "' (no such directory, or no permission?)");
@@ -41,7 +93,7 @@ class AtomicFile {
     if (committed_) return;
     out_.close();
     std::error_code ec;
-    std::filesystem::remove(tmp_, ec);
+    if (!tmp_.empty()) std::filesystem::remove(tmp_, ec);
   }
 
   std::ostream& stream() { return out_; }
@@ -53,10 +105,12 @@ class AtomicFile {
     out_.close();
     std::error_code ec;
     if (!written || out_.fail()) {
-      std::filesystem::remove(tmp_, ec);
+      if (!tmp_.empty()) std::filesystem::remove(tmp_, ec);
       fail("io::AtomicFile: cannot write '", path_.string(), "' (full disk?)");
     }
-    std::filesystem::rename(tmp_, path_, ec);
+    committed_ = tmp_.empty();  // a stream target is complete once flushed
+    if (committed_) return;
+    std::filesystem::rename(tmp_, replaced_, ec);
     if (ec) {
       std::filesystem::remove(tmp_, ec);
       fail("io::AtomicFile: cannot move the complete file into place at '", path_.string(), "'");
@@ -65,7 +119,9 @@ class AtomicFile {
   }
 
  private:
-  std::filesystem::path path_, tmp_;
+  std::filesystem::path path_;
+  // The file renamed over and its temporary; both empty for a stream target.
+  std::filesystem::path replaced_, tmp_;
   std::ofstream out_;
   bool committed_ = false;
 };
