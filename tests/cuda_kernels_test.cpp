@@ -4,7 +4,9 @@
 // for bit. cuda_check (ctest cuda.check) is the full comparison grid.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <scaleref/cuda/device.hpp>
 #include <scaleref/cuda/dyt.hpp>
 #include <scaleref/cuda/layernorm.hpp>
@@ -177,6 +179,151 @@ TEST_F(CudaKernels, SeedNormBackwardReplaysBitForBit) {
   }
   ASSERT_EQ(runs[0].size(), runs[1].size());
   EXPECT_EQ(std::memcmp(runs[0].data(), runs[1].data(), runs[0].size() * sizeof(float)), 0);
+}
+
+// Rows on the device, [n, d] row-major: x as given, dy the same formula in
+// every row, and y, dx for a kernel to write.
+template <class T>
+struct DeviceRows {
+  std::int64_t n, d;
+  cuda::DeviceBuffer<T> x, dy, y, dx;
+  explicit DeviceRows(const std::vector<std::vector<double>>& rows)
+      : n(static_cast<std::int64_t>(rows.size())),
+        d(static_cast<std::int64_t>(rows.front().size())),
+        x(flatten(rows)),
+        dy(gradient(n, d)),
+        y(static_cast<std::size_t>(n * d)),
+        dx(static_cast<std::size_t>(n * d)) {}
+  static std::vector<T> flatten(const std::vector<std::vector<double>>& rows) {
+    std::vector<T> out;
+    for (const auto& r : rows)
+      for (const double v : r) out.push_back(static_cast<T>(v));
+    return out;
+  }
+  static std::vector<T> gradient(std::int64_t n, std::int64_t d) {
+    std::vector<T> out;
+    for (std::int64_t k = 0; k < n * d; ++k) out.push_back(static_cast<T>(std::cos(0.3 * (k % d))));
+    return out;
+  }
+  Rows<const T> in(const cuda::DeviceBuffer<T>& b) const { return {b.data(), n, d, d}; }
+  Rows<T> out(cuda::DeviceBuffer<T>& b) { return {b.data(), n, d, d}; }
+};
+
+// Row i of a downloaded [n, d] buffer.
+template <class T>
+std::vector<T> row(const std::vector<T>& all, std::int64_t i, std::int64_t d) {
+  return {all.begin() + i * d, all.begin() + (i + 1) * d};
+}
+template <class T>
+bool all_nan(const std::vector<T>& v) {
+  for (const T e : v)
+    if (!std::isnan(e)) return false;
+  return true;
+}
+template <class T>
+bool all_finite(const std::vector<T>& v) {
+  for (const T e : v)
+    if (!std::isfinite(e)) return false;
+  return true;
+}
+
+std::vector<double> wave(std::int64_t d, double scale = 1, double shift = 0) {
+  std::vector<double> v(static_cast<std::size_t>(d));
+  for (std::int64_t j = 0; j < d; ++j) v[j] = scale * std::sin(0.7 * j + 1) + shift;
+  return v;
+}
+
+// Rows whose mean square + eps float cannot hold give NaN in y and dx, never a
+// wrong finite number (a sum of squares that overflowed made y = 0): an
+// all-zero row at eps = 0, a row near 1e21 (its squares overflow float), a
+// row near 1e-30 at eps = 0 (its squares flush to 0). The rows beside them
+// are unaffected, and a row 2^40 times another, whose squares float holds,
+// gives the same y bit for bit and 2^-40 its dx.
+TEST_F(CudaKernels, RmsNormGivesNaNWhereTheAccumulatorCannotHoldTheRow) {
+  const std::int64_t d = 64;
+  const std::vector<double> zero(d, 0.0);
+  const std::vector<std::vector<double>> rows = {wave(d), zero, wave(d, std::ldexp(1.0, 70)),
+                                                 wave(d, 1e-30), wave(d, std::ldexp(1.0, 40))};
+  for (const double eps : {0.0, 1e-6}) {
+    DeviceRows<float> b(rows);
+    cuda::rmsnorm::Config c;
+    c.eps = eps;
+    cuda::rmsnorm::Cache<float> cache;
+    cuda::Workspace ws;
+    cuda::rmsnorm::forward<float>({}, c, b.in(b.x), b.out(b.y), &cache);
+    cuda::rmsnorm::backward<float>({}, c, cache, b.in(b.x), b.in(b.dy), b.out(b.dx), {}, ws);
+    const auto y = b.y.download(), dx = b.dx.download();
+    EXPECT_TRUE(all_finite(row(y, 0, d)) && all_finite(row(dx, 0, d))) << eps;
+    EXPECT_TRUE(all_nan(row(y, 2, d)) && all_nan(row(dx, 2, d))) << eps;  // overflow at any eps
+    if (eps == 0) {
+      for (const std::int64_t i : {1, 3})
+        EXPECT_TRUE(all_nan(row(y, i, d)) && all_nan(row(dx, i, d))) << "row " << i;
+    } else {
+      EXPECT_EQ(row(y, 1, d), std::vector<float>(d, 0.0f));  // eps keeps a zero row at 0
+      EXPECT_TRUE(all_finite(row(y, 3, d)) && all_finite(row(dx, 3, d)));
+    }
+    if (eps == 0) {
+      EXPECT_EQ(row(y, 4, d), row(y, 0, d));
+      std::vector<float> scaled = row(dx, 0, d);
+      for (float& v : scaled) v = std::ldexp(v, -40);
+      EXPECT_EQ(row(dx, 4, d), scaled);
+    }
+  }
+}
+
+// SeeDNorm's RMS follows the same rule: its all-zero row at eps = 0 and its
+// row near 1e21 are NaN, the row beside them finite.
+TEST_F(CudaKernels, SeedNormGivesNaNWhereTheAccumulatorCannotHoldTheRow) {
+  const std::int64_t d = 32;
+  DeviceRows<float> b({wave(d), std::vector<double>(d, 0.0), wave(d, std::ldexp(1.0, 70))});
+  std::vector<float> alpha(d, 0.7f), beta(d, 0.01f), gamma(d, 1.1f);
+  cuda::DeviceBuffer<float> A(alpha), B(beta), G(gamma);
+  cuda::seednorm::Config c;
+  c.eps = 0;
+  cuda::seednorm::Cache<float> cache;
+  cuda::seednorm::forward<float>({A.data(), B.data(), G.data()}, c, b.in(b.x), b.out(b.y), &cache);
+  const auto y = b.y.download();
+  EXPECT_TRUE(all_finite(row(y, 0, d)));
+  EXPECT_TRUE(all_nan(row(y, 1, d)));
+  EXPECT_TRUE(all_nan(row(y, 2, d)));
+}
+
+// LayerNorm at eps = 0 refuses, as the reference does, a row without spread:
+// a constant row (computed variance: its mean's rounding error squared, which
+// mapped it to +-1) and one whose entries are an ulp apart; with eps > 0 they
+// are normalized to finite values, and rows with spread are finite throughout.
+TEST_F(CudaKernels, LayerNormGivesNaNForARowWithoutSpreadAtEpsZero) {
+  const std::int64_t d = 48;
+  const float lo = 0.3f, hi = std::nextafter(lo, 1.0f);
+  std::vector<double> ulp_apart(d);
+  for (std::int64_t j = 0; j < d; ++j) ulp_apart[j] = j % 2 ? hi : lo;
+  const std::vector<std::vector<double>> rows = {wave(d), std::vector<double>(d, 0.3), ulp_apart,
+                                                 wave(d, 1, 1000)};
+  for (const double eps : {0.0, 1e-5}) {
+    DeviceRows<float> b(rows);
+    cuda::layernorm::Config c;
+    c.eps = eps;
+    cuda::layernorm::Cache<float> cache;
+    cuda::Workspace ws;
+    cuda::layernorm::forward<float>({}, c, b.in(b.x), b.out(b.y), &cache);
+    cuda::layernorm::backward<float>({}, c, cache, b.in(b.x), b.in(b.dy), b.out(b.dx), {}, ws);
+    const auto y = b.y.download(), dx = b.dx.download();
+    for (const std::int64_t i : {0, 3})
+      EXPECT_TRUE(all_finite(row(y, i, d)) && all_finite(row(dx, i, d))) << eps << " row " << i;
+    for (const std::int64_t i : {1, 2})
+      if (eps == 0)
+        EXPECT_TRUE(all_nan(row(y, i, d)) && all_nan(row(dx, i, d))) << "row " << i;
+      else
+        EXPECT_TRUE(all_finite(row(y, i, d)) && all_finite(row(dx, i, d))) << "row " << i;
+  }
+  // In double, the constant 0.3 (whose mean is an ulp off) too.
+  DeviceRows<double> b({wave(d), std::vector<double>(d, 0.3)});
+  cuda::layernorm::Config c;
+  c.eps = 0;
+  cuda::layernorm::forward<double>({}, c, b.in(b.x), b.out(b.y), nullptr);
+  const auto y = b.y.download();
+  EXPECT_TRUE(all_finite(row(y, 0, d)));
+  EXPECT_TRUE(all_nan(row(y, 1, d)));
 }
 
 }  // namespace

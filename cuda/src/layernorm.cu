@@ -1,10 +1,12 @@
 // LayerNorm kernels (formulas: scaleref/cuda/layernorm.hpp).
 //
 // forward: per row, a pass for sum x (the mean), a pass for sum (x - mu)^2
-//   (the variance, centred: no E[x^2] - mu^2 cancellation), a pass writing y.
+//   (the variance, centred: no E[x^2] - mu^2 cancellation) and the row's
+//   range (reduced only at eps = 0), a pass writing y.
 // backward: a pass for sum g and sum g x_hat, a pass writing dx and adding
 //   dy x_hat and dy into the block's dgamma and dbeta sums; then sum_partials.
 #include <scaleref/cuda/layernorm.hpp>
+#include <scaleref/spec/rescale.hpp>  // metrics::has_spread
 
 #include "detail/device.cuh"
 #include "detail/launch.hpp"
@@ -36,18 +38,33 @@ __global__ void __launch_bounds__(kMaxThreads)
         for (int k = 0; k < V; ++k) sum += v[k];
       }
     const A mu = group_sum(sum, scratch) / A(w);
-    A ss = 0;
+    A ss = 0, lo = Limits<A>::largest, hi = -Limits<A>::largest;  // and the row's range
     if (on)
       for (i64 j = first_col<V>(); j < w; j += col_step<V>()) {
         A v[V];
         load<V>(xr, j, w, v);
 #pragma unroll
         for (int k = 0; k < V; ++k)
-          if (j + k < w) ss += (v[k] - mu) * (v[k] - mu);  // the tail's zeros are not x
+          if (j + k < w) {  // the tail's zeros are not x
+            ss += (v[k] - mu) * (v[k] - mu);
+            lo = fmin(lo, v[k]);
+            hi = fmax(hi, v[k]);
+          }
       }
     const A var = group_sum(ss, scratch) / A(w);
+    // At eps = 0 (the same for every row) a row without spread cannot be
+    // normalized: a constant row's computed variance is its mean's rounding
+    // error squared, not 0, and would map it to +-1. The reference's rule
+    // (metrics::has_spread, as in norm/layernorm.hpp) needs the row's range.
+    bool spread = true;
+    if (eps == A(0)) {
+      lo = -group_max(-lo, scratch);
+      hi = group_max(hi, scratch);
+      const A u = Limits<A>::roundoff;  // a value: has_spread takes a reference
+      spread = metrics::has_spread(lo, hi, A(sqrt(var)), double(w), u);
+    }
     if (!on) continue;
-    const A r = reciprocal_sqrt<D>(var + eps);
+    const A r = spread ? inverse_sqrt_or_nan<D>(var + eps) : Limits<A>::nan();
     if (threadIdx.x == 0 && rstd_out) {
       mean_out[i] = mu;
       rstd_out[i] = r;

@@ -38,7 +38,7 @@ __global__ void __launch_bounds__(kMaxThreads)
         }
       ss = group_sum(ss, scratch);
       if (!on) continue;
-      const A r = reciprocal_sqrt<D>(ss / A(w) + eps);
+      const A r = inverse_sqrt_or_nan<D>(ss / A(w) + eps);
       if (rstd && threadIdx.x == 0) rstd[i * heads + h] = r;
       D* yr = y.data + i * y.stride + h * w;
       const D* gr = gamma ? gamma + h * w : nullptr;

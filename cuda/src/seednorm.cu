@@ -97,7 +97,7 @@ __global__ void __launch_bounds__(kMaxThreads)
     ss = group_sum(ss, scratch);
     __syncthreads();  // s_row written by thread 0 is seen by the whole group
     if (on) {
-      const A r = reciprocal_sqrt<D>(ss / A(x.cols) + eps);
+      const A r = inverse_sqrt_or_nan<D>(ss / A(x.cols) + eps);
       if (threadIdx.x == 0 && rstd_out) rstd_out[i] = r;
       D* yr = y.data + i * y.stride;
       for (int h = 0; h < n.heads; ++h) {

@@ -4,9 +4,10 @@
 //     accumulator (bf16 <-> float, round to nearest even);
 //   - Pack<T, V>: V consecutive entries loaded or stored in one 16-byte access
 //     when the row is aligned, entry by entry for a row's ragged tail;
-//   - group_sum: the sum of one value over the threads that share a row, by a
-//     fixed tree (warp butterfly, then one warp over the warps' sums), so every
-//     thread gets the same bits and a rerun gives the same bits again.
+//   - group_sum (and group_max): the sum (maximum) of one value over the
+//     threads that share a row, by a fixed tree (warp butterfly, then one warp
+//     over the warps' results), so every thread gets the same bits and a rerun
+//     gives the same bits again.
 //
 // Launch shape (Geometry, launch.hpp): blockDim = (group, rows_per_block). The
 // `group` threads of one threadIdx.y share a row; group is a power of two in
@@ -88,9 +89,38 @@ __device__ inline __nv_bfloat16 from_double<__nv_bfloat16>(double v) {
   return __float2bfloat16_rn(__double2float_rn(v));
 }
 
+// An accumulator's range: its smallest normal and largest finite number, and
+// its unit roundoff.
+template <class A>
+struct Limits;
+template <>
+struct Limits<float> {
+  static constexpr float smallest = 0x1p-126f, largest = 0x1.fffffep+127f, roundoff = 0x1p-24f;
+  __device__ static float nan() { return nanf(""); }
+};
+template <>
+struct Limits<double> {
+  static constexpr double smallest = 0x1p-1022, largest = 0x1.fffffffffffffp+1023,
+                          roundoff = 0x1p-53;
+  __device__ static double nan() { return ::nan(""); }
+};
+
+// 1 / sqrt(t), t a row's mean square + eps (RMS) or variance + eps (LayerNorm),
+// with IEEE sqrt and division (not the approximate rsqrt); or NaN where the
+// accumulator cannot give it:
+//   - t above the largest finite number: the sum of squares overflowed (rows
+//     beyond about 1.8e19 in float, 1.3e154 in double), and 1 / sqrt(inf) = 0
+//     would have made y = 0;
+//   - t below the smallest normal number (only at a tiny eps, e.g. eps = 0):
+//     an all-zero row, whose RMS is 0, or a row whose squares lost their digits
+//     in the subnormals. At or above it the subnormal squares' rounding, at most
+//     half the smallest subnormal each, moves t by at most one unit roundoff.
+// The reference scales such rows (norm::inverse_rms_of) or raises an Error; a
+// kernel cannot raise, and gives NaN rather than a wrong finite number.
 template <class D>
-__device__ inline AccT<D> reciprocal_sqrt(AccT<D> v) {
-  return AccT<D>(1) / sqrt(v);  // IEEE sqrt and division: not the approximate rsqrt
+__device__ inline AccT<D> inverse_sqrt_or_nan(AccT<D> t) {
+  using A = AccT<D>;
+  return t >= Limits<A>::smallest && t <= Limits<A>::largest ? A(1) / sqrt(t) : Limits<A>::nan();
 }
 
 // V consecutive entries, aligned so one access moves all of them.
@@ -139,33 +169,66 @@ __device__ inline void store(D* p, i64 j, i64 w, const AccT<D> (&in)[V]) {
   }
 }
 
-template <class A>
-__device__ inline A warp_sum(A v) {
+// The two reductions a row needs: a sum (the statistics) and a maximum.
+struct Add {
+  template <class A>
+  __device__ A operator()(A a, A b) const {
+    return a + b;
+  }
+};
+struct Max {
+  template <class A>
+  __device__ A operator()(A a, A b) const {
+    return fmax(a, b);  // NaN only when both are NaN
+  }
+};
+
+// op over the 32 lanes of a warp by a butterfly: every lane combines the same
+// pairs, so every lane holds the same bits.
+template <class A, class Op>
+__device__ inline A warp_reduce(A v, Op op) {
 #pragma unroll
-  for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_xor_sync(0xffffffffu, v, offset);
-  return v;  // a butterfly: every lane adds the same pairs, so every lane holds the same bits
+  for (int offset = 16; offset > 0; offset >>= 1)
+    v = op(v, __shfl_xor_sync(0xffffffffu, v, offset));
+  return v;
 }
 
-// Room group_sum needs: 32 partial sums for each of up to 32 groups per block.
+template <class A>
+__device__ inline A warp_sum(A v) {
+  return warp_reduce(v, Add{});
+}
+
+// Room group_reduce needs: 32 partial results for each of up to 32 groups per block.
 template <class A>
 struct Scratch {
   A warp_sums[32][32];
 };
 
-// The sum of v over the `group` threads of this threadIdx.y. Every thread of
-// the block must call it (it may synchronize the block).
-template <class A>
-__device__ inline A group_sum(A v, Scratch<A>& s) {
-  v = warp_sum(v);
+// op over v of the `group` threads of this threadIdx.y (identity: op's
+// neutral value). Every thread of the block must call it (it may synchronize
+// the block).
+template <class A, class Op>
+__device__ inline A group_reduce(A v, Scratch<A>& s, Op op, A identity) {
+  v = warp_reduce(v, op);
   if (blockDim.x <= 32) return v;  // the group is one warp
   const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
   const unsigned warps = blockDim.x >> 5;
   if (lane == 0) s.warp_sums[threadIdx.y][warp] = v;
   __syncthreads();
-  v = lane < warps ? s.warp_sums[threadIdx.y][lane] : A(0);
-  v = warp_sum(v);
+  v = lane < warps ? s.warp_sums[threadIdx.y][lane] : identity;
+  v = warp_reduce(v, op);
   __syncthreads();  // the scratch may be written again by the next call
   return v;
+}
+
+template <class A>
+__device__ inline A group_sum(A v, Scratch<A>& s) {
+  return group_reduce(v, s, Add{}, A(0));
+}
+
+template <class A>
+__device__ inline A group_max(A v, Scratch<A>& s) {
+  return group_reduce(v, s, Max{}, -Limits<A>::largest);
 }
 
 // The rows this block visits, in the order it visits them: row() for the

@@ -11,7 +11,10 @@
 //   dgamma = sum_rows dy (.) x_hat,  dbeta = sum_rows dy
 //
 // reduced over rows in a fixed order. Storage, aliasing and errors as in
-// rmsnorm.hpp.
+// rmsnorm.hpp; in addition, at eps = 0 a row without spread (its entries all
+// equal, or a std at rounding level: metrics::has_spread, the rule with which
+// the reference refuses it) gives NaN, not the +-1 its rounding error would
+// normalize to.
 #pragma once
 
 #include <scaleref/cuda/buffer.hpp>

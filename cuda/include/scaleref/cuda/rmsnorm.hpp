@@ -17,9 +17,13 @@
 // with r = 1 / RMS and x_hat = r x. dgamma is reduced over rows in a fixed
 // order (partials/launch.hpp): the same bits on every run. y may be x and dx
 // may be dy (each entry is read before it is written, by the same thread).
-// Bad shapes, strides, heads or eps are a scaleref::Error; a row with
-// mean square + eps = 0 gives inf/NaN (the reference raises an Error there;
-// a kernel cannot).
+// Bad shapes, strides, heads or eps are a scaleref::Error. A row whose
+// mean square + eps the accumulator cannot hold gives NaN in y (and dx), never
+// a wrong finite number: a sum of squares that overflows (rows beyond about
+// 1.8e19 in float, 1.3e154 in double), or at eps = 0 an all-zero row or one
+// whose mean square is below the smallest normal number (detail/device.cuh,
+// inverse_sqrt_or_nan). The reference scales such rows exactly or raises an
+// Error; a kernel cannot raise.
 #pragma once
 
 #include <scaleref/cuda/buffer.hpp>

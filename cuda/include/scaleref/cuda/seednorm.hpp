@@ -24,6 +24,8 @@
 // (seednorm eq. 16, 18, 20, 26). AdaSeeDNorm's dy enters as dy (.) (1 + gamma(c))
 // with gamma = 1 fixed, plus d gamma(c) = dy (.) u and d eta(c) = dy per row,
 // u the bracket. Parameter gradients are reduced over rows in a fixed order.
+// A row whose RMS the accumulator cannot give (an overflowing sum of squares;
+// at eps = 0 an all-zero or subnormal row) gives NaN, as in rmsnorm.hpp.
 #pragma once
 
 #include <scaleref/cuda/buffer.hpp>

@@ -18,8 +18,8 @@ inline constexpr spec::NameTable<StdKind, 2> kStdKinds{
 
 // Whether W, with n entries from lo = min W to hi = max W and a computed std
 // `sd`, has a spread that z-scores (rescale eq. 19) can use, in arithmetic of
-// unit roundoff u. The CPU rescalers, the GPU's and the metrics apply this one
-// rule. W has none
+// unit roundoff u. The CPU rescalers, the GPU's, the metrics and LayerNorm at
+// eps = 0 (reference and kernel) apply this one rule. W has none
 // - when every entry is equal (hi == lo, an exact test: a sum in any order can
 //   leave a constant's mean an ulp off, and its std near 1e-17 instead of 0);
 // - when sd <= (n + 4) u max|W|: the computed mean of n entries is off by at
@@ -29,7 +29,7 @@ inline constexpr spec::NameTable<StdKind, 2> kStdKinds{
 //   ulps of the largest entry) are the resolution of W's own entries, the noise
 //   of whatever computed them.
 template <class S>
-bool has_spread(const S& lo, const S& hi, const S& sd, double n, const S& u) {
+SCALEREF_HOST_DEVICE bool has_spread(const S& lo, const S& hi, const S& sd, double n, const S& u) {
   const S largest = -lo > hi ? S(-lo) : hi;
   return hi > lo && sd > S(n + 4) * u * largest;
 }
