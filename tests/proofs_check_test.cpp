@@ -3,10 +3,18 @@
 // its own route before asking the claim's check).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <scaleref/audit/args.hpp>
+#include <scaleref/audit/coverage.hpp>
 #include <scaleref/audit/registry.hpp>
+#include <scaleref/error.hpp>
 #include <set>
+#include <sstream>
 #include <string>
 
 namespace {
@@ -44,6 +52,102 @@ TEST(AuditRegistry, IdsAreUniqueWellFormedAndEveryPaperHasClaims) {
   EXPECT_EQ(papers, (std::set<std::string>{"sdd", "seednorm", "scalevec", "rescale", "smallinit"}));
 }
 
+// ---- the coverage manifests -------------------------------------------------------------
+
+std::string read_text(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);) out.push_back(l);
+  return out;
+}
+
+// Whether line `l` of the paper mentions the row's item: the equation's tag or
+// "(N)", "Table N", the theorem's label, or the statement's quoted words.
+bool mentions_item(const CoverageRow& r, const std::string& l) {
+  const auto contains = [&](const std::string& s) { return l.find(s) != std::string::npos; };
+  if (r.item == "statement") {
+    if (r.note.size() < 2 || r.note[0] != '"') return false;
+    const std::size_t close = r.note.find('"', 1);
+    return close != std::string::npos && close > 1 && contains(r.note.substr(1, close - 1));
+  }
+  const std::string label = r.item.substr(r.item.find(' ') + 1);
+  if (r.item.rfind("eq. ", 0) == 0) {
+    std::string tag = "\\tag{";
+    tag.append(label).append("}");
+    std::string paren = "(";
+    paren.append(label).append(")");
+    std::string escaped = "\\(";
+    escaped.append(label).append("\\)");
+    return contains(tag) || contains(paren) || contains(escaped);
+  }
+  if (r.item.rfind("Table ", 0) == 0) return contains(r.item);
+  return contains(label);
+}
+
+TEST(AuditCoverage, ReadsTheTaggedEquationsOfAText) {
+  EXPECT_EQ(tagged_equations("a $$x \\tag{4}$$ b\n (3)\n(12)  \nsee (5) here\n\\tag{x}\n"
+                             "x,\\(6\\)where O\\(1\\)\n"),
+            (std::vector<int>{3, 4, 6, 12}));
+}
+
+TEST(AuditCoverage, RefusesAMalformedManifest) {
+  const std::filesystem::path f =
+      std::filesystem::path(::testing::TempDir()) / "coverage_malformed.tsv";
+  for (const char* row : {"eq. 3\t12\tsdd.eq.3\n", "eq. 3\tL12\tsdd.eq.3\tx\n",
+                          "Figure 2\t12\t-\tnot checked: a plot\n", "eq. 3\t12\t-\tno reason\n",
+                          "eq. 3\t0\tsdd.eq.3\t\n"}) {
+    std::ofstream(f) << "# a comment\n" << row;
+    EXPECT_THROW(read_coverage(f.string()), scaleref::Error) << row;
+  }
+  std::ofstream(f)
+      << "# a comment\neq. 3\t12\tsdd.eq.3,sdd.eq.13\t\nTable 2\t40\t-\tnot checked: x\n";
+  const auto rows = read_coverage(f.string());
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].claims, (std::vector<std::string>{"sdd.eq.3", "sdd.eq.13"}));
+  EXPECT_TRUE(rows[1].claims.empty());
+  std::filesystem::remove(f);
+}
+
+// Each paper's manifest against its text and the registry: every equation
+// number the text tags is listed (checked, or with the reason it is not),
+// every row's line mentions its item, every id is a claim of that paper, and
+// every claim is listed.
+TEST(AuditCoverage, EveryTaggedEquationAndEveryClaimIsInItsPapersManifest) {
+  std::set<std::string> listed;
+  for (const PaperFile& p : kPaperFiles) {
+    const std::filesystem::path file = std::filesystem::path(SCALEREF_PAPERS_DIR) / p.file;
+    if (!std::filesystem::exists(file)) GTEST_SKIP() << "no paper copies at " << file;
+    const std::string text = read_text(file);
+    const std::vector<std::string> lines = lines_of(text);
+    const std::vector<CoverageRow> rows = read_coverage(coverage_path(p.paper));
+    std::set<int> equations;
+    for (const CoverageRow& r : rows) {
+      const std::string where = std::string(p.paper) + ".tsv:" + std::to_string(r.row);
+      if (r.item.rfind("eq. ", 0) == 0) equations.insert(std::atoi(r.item.c_str() + 4));
+      ASSERT_LE(r.line, static_cast<long>(lines.size())) << where;
+      EXPECT_TRUE(mentions_item(r, lines[static_cast<std::size_t>(r.line - 1)]))
+          << where << ": line " << r.line << " of " << p.file << " does not mention " << r.item;
+      for (const std::string& id : r.claims) {
+        EXPECT_EQ(id.rfind(std::string(p.paper) + ".", 0), 0u) << where << ": " << id;
+        EXPECT_TRUE(std::any_of(claims().begin(), claims().end(),
+                                [&](const Claim& c) { return c.id == id; }))
+            << where << ": no claim " << id;
+        listed.insert(id);
+      }
+    }
+    for (const int n : tagged_equations(text))
+      EXPECT_TRUE(equations.count(n))
+          << p.paper << " eq. " << n << " is neither checked nor given a reason in "
+          << coverage_path(p.paper);
+  }
+  for (const Claim& c : claims()) EXPECT_TRUE(listed.count(c.id)) << c.id << " is in no manifest";
+}
+
 TEST(AuditRegistry, IdsHaveAPaperAKindAndAName) {
   for (const char* id : {"sdd.eq.31", "seednorm.sec.3.1.grad-limits", "rescale.tab.2_b", "a.B.c"})
     EXPECT_TRUE(well_formed_id(id)) << id;
@@ -52,8 +156,16 @@ TEST(AuditRegistry, IdsHaveAPaperAKindAndAName) {
     EXPECT_FALSE(well_formed_id(id)) << id;
 }
 
-TEST(AuditRegistry, PatternsMatchSubstringsAndGlobs) {
+TEST(AuditRegistry, PatternsMatchWholePartsAndGlobs) {
   EXPECT_TRUE(matches("sdd.eq.31", "sdd.eq"));
+  EXPECT_TRUE(matches("sdd.eq.31", "sdd"));
+  EXPECT_TRUE(matches("sdd.eq.31", "sdd.eq.31"));
+  EXPECT_FALSE(matches("sdd.eq.31", "sdd.eq.3"));  // eq. 3 is not eq. 31
+  EXPECT_FALSE(matches("sdd.eq.3", "sdd.eq.31"));
+  EXPECT_FALSE(matches("sdd.eq.31", "eq.31"));  // from the start
+  EXPECT_FALSE(matches("sdd.eq.31", "sd"));
+  EXPECT_FALSE(matches("sdd.eq.31", ""));
+  EXPECT_TRUE(matches("seednorm.sec.3.1.grad-limits", "seednorm.sec.3.1"));
   EXPECT_TRUE(matches("sdd.eq.31", "*.31"));
   EXPECT_TRUE(matches("sdd.eq.31", "sdd*31"));
   EXPECT_FALSE(matches("sdd.eq.31", "sdd*30"));
@@ -90,9 +202,13 @@ TEST(AuditArgs, ReadsEveryOptionAndStopsAtTheFirstUsageError) {
 
 TEST(AuditArgs, SelectsTheMatchingClaimsInRegistryOrder) {
   EXPECT_EQ(select_claims(claims(), {}).size(), claims().size());
-  for (const Claim* c : select_claims(claims(), {"sdd.", "*.eq.5"}))
-    EXPECT_TRUE(matches(c->id, "sdd.") || matches(c->id, "*.eq.5")) << c->id;
+  for (const Claim* c : select_claims(claims(), {"sdd", "*.eq.5"}))
+    EXPECT_TRUE(c->paper == "sdd" || matches(c->id, "*.eq.5")) << c->id;
   EXPECT_TRUE(select_claims(claims(), {"no such claim"}).empty());
+  // A whole id runs that claim alone: sdd.eq.3 ran eq. 31, 33 and 34 too.
+  const auto eq3 = select_claims(claims(), {"sdd.eq.3"});
+  ASSERT_EQ(eq3.size(), 1u);
+  EXPECT_EQ(eq3.front()->id, "sdd.eq.3");
 }
 
 TEST(AuditRegistry, AThrowingCheckIsNotRunAndSetsTheExitStatus) {

@@ -11,6 +11,8 @@ Args parse_args(const std::vector<std::string>& args) {
       out.thorough = true;
     } else if (a == "--list") {
       out.list = true;
+    } else if (a == "--coverage") {
+      out.coverage = true;
     } else if (a == "--quiet") {
       out.quiet = true;
     } else if (a == "--only" || a == "--json") {

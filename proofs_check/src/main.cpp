@@ -1,19 +1,14 @@
 // proofs_check: the paper audit. Runs every claim's check and prints a table
 // (id, verdict, measured figure, one-line detail); --json FILE writes one
-// object per claim (schema: proofs_check/schema/audit.schema.json).
-//
-//   proofs_check                  every claim, the fast checks
-//   proofs_check --thorough       the slow sweeps too
-//   proofs_check --only PATTERN   claims whose id contains PATTERN ('*' globs)
-//   proofs_check --list           the claims, without running them
-//   proofs_check --json FILE      also write the JSON document
-//   proofs_check --quiet          no progress on stderr
+// object per claim (schema: proofs_check/schema/audit.schema.json). The
+// options are kHelp's below (proofs_check --help).
 //
 // Exit status: 0, or 1 when a check could not run or a claim the
 // implementation relies on fails (the claims marked relied_on), 2 on bad usage.
 #include <cstdio>
 #include <iostream>
 #include <scaleref/audit/args.hpp>
+#include <scaleref/audit/coverage.hpp>
 #include <scaleref/audit/registry.hpp>
 #include <scaleref/error.hpp>
 #include <scaleref/io/atomic_file.hpp>
@@ -22,13 +17,51 @@
 
 namespace {
 
+constexpr const char* kUsage =
+    "usage: proofs_check [--thorough] [--only PATTERN]... [--list] [--coverage] [--json FILE] "
+    "[--quiet]\n";
+
+constexpr const char* kHelp =
+    "\n"
+    "The paper audit: runs the check of every claim of the five papers and prints\n"
+    "its verdict (holds, holds approximately, fails, not run) with the figure it\n"
+    "measured and a one-line detail.\n"
+    "\n"
+    "  --only PATTERN  run only the claims PATTERN names (repeatable): a whole id\n"
+    "                  (sdd.eq.3: eq. 3 alone), its leading parts (sdd.eq: sdd's\n"
+    "                  equations; seednorm: one paper), or a glob over the whole id,\n"
+    "                  '*' any run of characters (*.31, 'seednorm.eq.2*')\n"
+    "  --thorough      also the slow sweeps (longer runs, larger sizes)\n"
+    "  --list          print the chosen claims (id, kind, location, statement)\n"
+    "                  without running them\n"
+    "  --coverage      print each paper's coverage manifest (proofs_check/coverage/):\n"
+    "                  every numbered equation, theorem, algorithm and table and the\n"
+    "                  quantitative statements, with the claims that check each or\n"
+    "                  the reason it is not checked; runs nothing\n"
+    "  --json FILE     also write the verdicts as JSON (proofs_check/schema/\n"
+    "                  audit.schema.json), whole or not at all; a FILE that cannot\n"
+    "                  be written is refused before the audit runs\n"
+    "  --quiet         no progress on stderr\n"
+    "  -h, --help      this text\n"
+    "\n"
+    "Exit status: 0; 1 when a check could not run or a claim the implementation\n"
+    "relies on fails; 2 on bad usage.\n";
+
 int usage(const char* why) {
-  std::fprintf(stderr,
-               "proofs_check: %s\n"
-               "usage: proofs_check [--thorough] [--only PATTERN]... [--list] [--json FILE] "
-               "[--quiet]\n",
-               why);
+  std::fprintf(stderr, "proofs_check: %s\n%s", why, kUsage);
   return 2;
+}
+
+int print_coverage() {
+  using namespace scaleref::audit;
+  try {
+    for (const PaperFile& p : kPaperFiles)
+      std::cout << coverage_table(p.paper, read_coverage(coverage_path(p.paper))) << "\n";
+  } catch (const scaleref::Error& e) {
+    std::fprintf(stderr, "proofs_check: %s\n", e.what());
+    return 1;
+  }
+  return 0;
 }
 
 }  // namespace
@@ -38,9 +71,10 @@ int main(int argc, char** argv) {
   const Args args = parse_args(std::vector<std::string>(argv + 1, argv + argc));
   if (!args.error.empty()) return usage(args.error.c_str());
   if (args.help) {
-    usage("the paper audit");
+    std::cout << kUsage << kHelp;
     return 0;
   }
+  if (args.coverage) return print_coverage();
   if (!args.json_path.empty()) {
     try {  // refused now, not after the audit has run
       scaleref::io::require_writable(args.json_path);

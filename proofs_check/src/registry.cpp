@@ -50,7 +50,8 @@ std::vector<Claim> all_claims() {
 }
 
 bool matches(const std::string& id, const std::string& pattern) {
-  if (pattern.find('*') == std::string::npos) return id.find(pattern) != std::string::npos;
+  if (pattern.find('*') == std::string::npos)  // the id, or its leading dot-separated parts
+    return id.rfind(pattern, 0) == 0 && (id.size() == pattern.size() || id[pattern.size()] == '.');
   // The glob, '*' any run and every other character itself: greedy, going back
   // to the last '*' on a mismatch. No recursion and no std::regex, whose
   // recursive compiler overflowed the stack on a pattern of 60000 characters.

@@ -11,6 +11,7 @@ namespace scaleref::audit {
 struct Args {
   bool thorough = false;          // --thorough
   bool list = false;              // --list
+  bool coverage = false;          // --coverage
   bool quiet = false;             // --quiet
   bool help = false;              // --help or -h: print the usage and exit 0
   std::vector<std::string> only;  // --only PATTERN, each

@@ -22,8 +22,11 @@ bool well_formed_id(const std::string& id);
 // All claims; throws Error on a duplicate or malformed id.
 std::vector<Claim> all_claims();
 
-// Does `id` match `pattern`? `*` matches any run of characters, and a pattern
-// without `*` matches ids that contain it ("sdd.eq" matches sdd.eq.5).
+// Does `id` match `pattern`? A pattern without `*` names whole dot-separated
+// parts from the start: the id itself ("sdd.eq.3" is eq. 3, not eq. 31), or
+// every id under it ("sdd.eq": sdd's equations; "seednorm": the paper). A
+// pattern with `*` is a glob over the whole id, `*` any run of characters
+// ("*.31", "sdd.eq.3*").
 bool matches(const std::string& id, const std::string& pattern);
 
 // The outcome of running one claim's check.
