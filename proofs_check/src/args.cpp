@@ -20,6 +20,10 @@ Args parse_args(const std::vector<std::string>& args) {
         out.error = a + " expects a value";
         return out;
       }
+      if (args[i + 1].empty()) {
+        out.error = a + " expects a non-empty value";
+        return out;
+      }
       (a == "--only" ? out.only.emplace_back() : out.json_path) = args[++i];
     } else if (a == "--help" || a == "-h") {
       out.help = true;
@@ -29,6 +33,8 @@ Args parse_args(const std::vector<std::string>& args) {
       return out;
     }
   }
+  if (out.coverage && (out.thorough || out.list || !out.only.empty() || !out.json_path.empty()))
+    out.error = "--coverage runs no claim and takes no other option";
   return out;
 }
 

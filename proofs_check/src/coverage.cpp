@@ -63,6 +63,9 @@ std::vector<CoverageRow> read_coverage(const std::string& path) {
             "audit::read_coverage", where(), ": expected a line number, got '", cols[1], "'");
     r.line = std::stol(cols[1]);
     if (cols[2] != "-") r.claims = split(cols[2], ',');
+    for (const std::string& id : r.claims)
+      require(!id.empty(), "audit::read_coverage", where(), ": an empty claim id in '", cols[2],
+              "'");
     r.note = cols[3];
     // a statement's note starts with its quote: "<quote>" — not checked: <reason>
     const bool reason =
@@ -81,28 +84,43 @@ std::string coverage_path(const std::string& paper) {
 
 std::vector<int> tagged_equations(const std::string& text) {
   std::set<int> found;
+  const auto digits_from = [&](std::size_t from) {  // the run of digits at `from`
+    std::size_t to = from;
+    while (to < text.size() && std::isdigit(static_cast<unsigned char>(text[to]))) ++to;
+    return to;
+  };
+  const auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r'; };
+  const auto number = [&](std::size_t from, std::size_t to) {
+    return to > from && to - from < 6 ? std::stoi(text.substr(from, to - from)) : -1;
+  };
+  for (std::size_t at = text.find('('); at != std::string::npos; at = text.find('(', at + 1)) {
+    const bool escaped = at > 0 && text[at - 1] == '\\';
+    const std::size_t end = digits_from(at + 1);
+    const int n = number(at + 1, end);
+    if (n < 0) continue;
+    if (escaped) {  // small_init.txt: "...,\(6\)where", "...\.\(2\)When"; not "O\(1\)"
+      const bool closed = text.compare(end, 2, "\\)") == 0 && end + 2 < text.size() &&
+                          std::isalpha(static_cast<unsigned char>(text[end + 2]));
+      const bool after_punctuation =
+          at >= 2 && (text[at - 2] == ',' || (at >= 3 && text.compare(at - 3, 2, "\\.") == 0));
+      if (closed && after_punctuation) found.insert(n);
+      continue;
+    }
+    if (end >= text.size() || text[end] != ')') continue;
+    std::size_t next = end + 1, prev = at;
+    while (next < text.size() && blank(text[next])) ++next;
+    while (prev > 0 && blank(text[prev - 1])) --prev;
+    const bool line_end = next == text.size() || text[next] == '\n';
+    const bool line_start = prev == 0 || text[prev - 1] == '\n';
+    const bool before_math_end = text.compare(next, 2, "$$") == 0;                  // "(1)$$"
+    const bool after_quad = prev >= 5 && text.compare(prev - 5, 5, "\\quad") == 0;  // "\quad (28)"
+    if ((line_start && line_end) || before_math_end || after_quad) found.insert(n);
+  }
   const std::string tag = "\\tag{";
   for (std::size_t at = text.find(tag); at != std::string::npos; at = text.find(tag, at + 1)) {
-    const std::size_t close = text.find('}', at);
-    if (close == std::string::npos) break;
-    const std::string n = text.substr(at + tag.size(), close - at - tag.size());
-    if (all_digits(n) && n.size() < 6) found.insert(std::stoi(n));
-  }
-  const std::string escaped = ",\\(";  // ",\(6\)where": small_init.txt's form (not O\(1\))
-  for (std::size_t at = text.find(escaped); at != std::string::npos;
-       at = text.find(escaped, at + 1)) {
-    const std::size_t close = text.find("\\)", at);
-    if (close == std::string::npos) break;
-    const std::string n = text.substr(at + escaped.size(), close - at - escaped.size());
-    if (all_digits(n) && n.size() < 6) found.insert(std::stoi(n));
-  }
-  std::istringstream lines(text);
-  for (std::string line; std::getline(lines, line);) {
-    const auto first = line.find_first_not_of(" \t\r");
-    const auto last = line.find_last_not_of(" \t\r");
-    if (first == std::string::npos || line[first] != '(' || line[last] != ')') continue;
-    const std::string n = line.substr(first + 1, last - first - 1);
-    if (all_digits(n) && n.size() < 6) found.insert(std::stoi(n));
+    const std::size_t end = digits_from(at + tag.size());
+    const int n = number(at + tag.size(), end);
+    if (n >= 0 && end < text.size() && text[end] == '}') found.insert(n);
   }
   return {found.begin(), found.end()};
 }

@@ -50,8 +50,10 @@ std::vector<Claim> all_claims() {
 }
 
 bool matches(const std::string& id, const std::string& pattern) {
-  if (pattern.find('*') == std::string::npos)  // the id, or its leading dot-separated parts
-    return id.rfind(pattern, 0) == 0 && (id.size() == pattern.size() || id[pattern.size()] == '.');
+  if (pattern.find('*') == std::string::npos) {  // the id, or its leading dot-separated parts
+    const std::size_t n = pattern.size() - (!pattern.empty() && pattern.back() == '.');  // "sdd."
+    return n > 0 && id.compare(0, n, pattern, 0, n) == 0 && (id.size() == n || id[n] == '.');
+  }
   // The glob, '*' any run and every other character itself: greedy, going back
   // to the last '*' on a mismatch. No recursion and no std::regex, whose
   // recursive compiler overflowed the stack on a pattern of 60000 characters.

@@ -50,8 +50,10 @@ std::vector<CoverageRow> read_coverage(const std::string& path);
 // The manifest of `paper` in proofs_check/coverage/ (the source tree's copy).
 std::string coverage_path(const std::string& paper);
 
-// The equation numbers a paper's text tags: `\tag{N}`, a line that is only
-// `(N)`, or `,\(N\)` (small_init.txt's escaped form, "...,\(6\)where").
+// The equation numbers a paper's text tags, in the forms the five copies use:
+// `\tag{N}`; `(N)` alone on a line, before a closing `$$` or after `\quad`;
+// and small_init.txt's escaped `\(N\)` after a comma or `\.` and before a
+// word ("...,\(6\)where"), which its `O\(1\)` is not.
 std::vector<int> tagged_equations(const std::string& text);
 
 // The printed manifest of one paper: its rows, then a tally of items checked
