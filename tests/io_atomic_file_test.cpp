@@ -80,6 +80,27 @@ TEST_F(AtomicFile, WritesThroughASymbolicLink) {
   EXPECT_EQ(std::distance(fs::directory_iterator(dir_ / "real"), {}), 1);  // no temporary
 }
 
+// A relative link is read against its own directory, a dangling link creates
+// the file it names (the link kept), and a loop is refused with nothing written.
+TEST_F(AtomicFile, FollowsRelativeAndDanglingLinksAndRefusesALoop) {
+  fs::create_directory(dir_ / "real");
+  fs::create_directory(dir_ / "links");
+  fs::create_symlink("../real/a.csv", dir_ / "links" / "a.csv");  // dangling until written
+  write_file_atomically(dir_ / "links" / "a.csv", "first");
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(dir_ / "links" / "a.csv")));
+  EXPECT_EQ(read_all(dir_ / "real" / "a.csv"), "first");
+  fs::create_symlink("b", dir_ / "links" / "c");  // b -> c -> b
+  fs::create_symlink("c", dir_ / "links" / "b");
+  try {
+    write_file_atomically(dir_ / "links" / "b", "text");
+    ADD_FAILURE() << "a loop of links was written";
+  } catch (const scaleref::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("symbolic links"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_ / "links"), {}), 3);  // a.csv, b, c
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_ / "real"), {}), 1);
+}
+
 // A target that is not a regular file is written as a stream and stays what it
 // was: /dev/null is still a character device (a rename, as root, would have
 // put a plain file in its place), and /dev/full reports the full disk.
@@ -105,6 +126,7 @@ TEST_F(AtomicFile, RequireWritableRefusesWhatAWriteWouldRefuse) {
   EXPECT_NO_THROW(require_writable("/dev/null"));
   EXPECT_THROW(require_writable(dir_), scaleref::Error);
   EXPECT_THROW(require_writable(dir_ / "missing" / "a.json"), scaleref::Error);
+  EXPECT_THROW(require_writable(""), scaleref::Error);
   EXPECT_EQ(entries(), 0u);
 }
 

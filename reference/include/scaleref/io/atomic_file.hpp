@@ -5,10 +5,11 @@
 // exception or an early return leaves the target as it was, with no temporary
 // file behind; a failure throws scaleref::Error naming the path.
 //
-// A target that is a symbolic link is written through it: the file it names is
-// replaced and the link kept. A target that exists and is not a regular file
-// (/dev/null, /dev/stdout, a FIFO) cannot be replaced by a rename; it is written
-// directly, as a stream, and never replaced by a file.
+// A target that is a symbolic link is written through it: the file its chain
+// of links ends at is replaced (or created) and the links kept. A stream
+// (/dev/null, /dev/stdout, a FIFO: detail::is_stream) cannot be replaced by a
+// rename; it is appended to directly and never replaced by a file. Any other
+// target that is not a regular file (a block device) is refused.
 #pragma once
 
 #include <unistd.h>
@@ -25,20 +26,32 @@ namespace scaleref::io {
 
 namespace detail {
 
-// An existing target that is not a regular file or a directory: /dev/null, a FIFO.
+// A target written in place, as a stream: an existing character device, FIFO
+// or socket (/dev/null), or any path under /dev/ or /proc/ (/dev/stdout may
+// name a regular file the shell redirected to, which a rename would replace).
 inline bool is_stream(const std::filesystem::path& path) {
+  const std::string s = path.lexically_normal().string();
   std::error_code ec;
   const std::filesystem::file_status st = std::filesystem::status(path, ec);  // follows a link
-  return std::filesystem::exists(st) && !std::filesystem::is_regular_file(st) &&
-         !std::filesystem::is_directory(st);
+  if (!std::filesystem::exists(st)) return false;
+  return s.rfind("/dev/", 0) == 0 || s.rfind("/proc/", 0) == 0 ||
+         std::filesystem::is_character_file(st) || std::filesystem::is_fifo(st) ||
+         std::filesystem::is_socket(st);
 }
 
-// The file that a write to `path` replaces: `path`, or the file its link names.
+// The file that a write to `path` replaces: `path`, or the file its chain of
+// symbolic links ends at, existing or not (a relative target is read against
+// its link's directory). Error on a chain longer than 40 links (a loop).
 inline std::filesystem::path replaced_file(const std::filesystem::path& path) {
-  std::error_code ec;
-  if (!std::filesystem::is_symlink(std::filesystem::symlink_status(path, ec))) return path;
-  const std::filesystem::path real = std::filesystem::weakly_canonical(path, ec);
-  return ec ? path : real;
+  std::filesystem::path p = path;
+  for (int hops = 0; hops <= 40; ++hops) {
+    std::error_code ec;
+    if (!std::filesystem::is_symlink(std::filesystem::symlink_status(p, ec))) return p;
+    const std::filesystem::path target = std::filesystem::read_symlink(p, ec);
+    require(!ec, "io::AtomicFile", "cannot read the symbolic link '", p.string(), "'");
+    p = target.is_absolute() ? target : p.parent_path() / target;
+  }
+  fail("io::AtomicFile: '", path.string(), "' is a chain of more than 40 symbolic links (a loop?)");
 }
 
 }  // namespace detail
@@ -49,6 +62,7 @@ inline std::filesystem::path replaced_file(const std::filesystem::path& path) {
 // once and not after the work.
 inline void require_writable(const std::filesystem::path& path) {
   std::error_code ec;
+  require(!path.empty(), "io::AtomicFile", "an empty file name");
   require(!std::filesystem::is_directory(path, ec), "io::AtomicFile", "'", path.string(),
           "' is a directory");
   if (detail::is_stream(path)) {
@@ -56,7 +70,10 @@ inline void require_writable(const std::filesystem::path& path) {
             path.string(), "'");
     return;
   }
-  const std::filesystem::path parent = detail::replaced_file(path).parent_path();
+  const std::filesystem::path file = detail::replaced_file(path);
+  require(!std::filesystem::exists(file, ec) || std::filesystem::is_regular_file(file, ec),
+          "io::AtomicFile", "'", path.string(), "' is not a regular file");
+  const std::filesystem::path parent = file.parent_path();
   const std::filesystem::path dir = parent.empty() ? std::filesystem::path(".") : parent;
   require(std::filesystem::is_directory(dir, ec), "io::AtomicFile", "cannot write '", path.string(),
           "': no such directory '", dir.string(), "'");
@@ -70,8 +87,8 @@ class AtomicFile {
  public:
   explicit AtomicFile(const std::filesystem::path& path) : path_(path) {
     require_writable(path_);
-    if (detail::is_stream(path_)) {  // written in place; nothing to rename
-      out_.open(path_, std::ios::binary);
+    if (detail::is_stream(path_)) {  // written in place, appended; nothing to rename
+      out_.open(path_, std::ios::binary | std::ios::app);
       require(out_.is_open(), "io::AtomicFile", "cannot write '", path_.string(), "'");
       return;
     }
