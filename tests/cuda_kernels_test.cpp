@@ -316,6 +316,24 @@ TEST_F(CudaKernels, LayerNormGivesNaNForARowWithoutSpreadAtEpsZero) {
       else
         EXPECT_TRUE(all_finite(row(y, i, d)) && all_finite(row(dx, i, d))) << "row " << i;
   }
+  // A row's range is reduced across threads and warps: rows of 2048 (a group
+  // of 128 threads, 4 warps) whose halves, quarter rows or 4-entry runs hold 1
+  // and 2 have spread, though no thread, warp or pair of warps sees both values
+  // in the first ones; a range taken per thread or per warp would call them
+  // constant and give NaN.
+  const std::int64_t wide = 2048;
+  std::vector<std::vector<double>> split(3, std::vector<double>(wide));
+  for (std::int64_t j = 0; j < wide; ++j) {
+    split[0][j] = j < wide / 2 ? 1 : 2;
+    split[1][j] = (j % 512) < 256 ? 1 : 2;
+    split[2][j] = (j / 4) % 2 ? 1 : 2;
+  }
+  DeviceRows<float> w(split);
+  cuda::layernorm::Config zero;
+  zero.eps = 0;
+  cuda::layernorm::forward<float>({}, zero, w.in(w.x), w.out(w.y), nullptr);
+  const auto wy = w.y.download();
+  for (std::int64_t i = 0; i < 3; ++i) EXPECT_TRUE(all_finite(row(wy, i, wide))) << "row " << i;
   // In double, the constant 0.3 (whose mean is an ulp off) too.
   DeviceRows<double> b({wave(d), std::vector<double>(d, 0.3)});
   cuda::layernorm::Config c;

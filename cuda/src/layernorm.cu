@@ -1,8 +1,8 @@
 // LayerNorm kernels (formulas: scaleref/cuda/layernorm.hpp).
 //
 // forward: per row, a pass for sum x (the mean), a pass for sum (x - mu)^2
-//   (the variance, centred: no E[x^2] - mu^2 cancellation) and the row's
-//   range (reduced only at eps = 0), a pass writing y.
+//   (the variance, centred: no E[x^2] - mu^2 cancellation) and, at eps = 0,
+//   the row's range, a pass writing y.
 // backward: a pass for sum g and sum g x_hat, a pass writing dx and adding
 //   dy x_hat and dy into the block's dgamma and dbeta sums; then sum_partials.
 #include <scaleref/cuda/layernorm.hpp>
@@ -21,7 +21,7 @@ using namespace detail;
 template <class D, int V>
 __global__ void __launch_bounds__(kMaxThreads)
     forward_kernel(Rows<const D> x, Rows<D> y, const D* gamma, const D* beta, AccT<D> eps,
-                   AccT<D>* mean_out, AccT<D>* rstd_out) {
+                   bool zero_eps, AccT<D>* mean_out, AccT<D>* rstd_out) {
   using A = AccT<D>;
   __shared__ Scratch<A> scratch;
   const i64 w = x.cols;
@@ -47,17 +47,20 @@ __global__ void __launch_bounds__(kMaxThreads)
         for (int k = 0; k < V; ++k)
           if (j + k < w) {  // the tail's zeros are not x
             ss += (v[k] - mu) * (v[k] - mu);
-            lo = fmin(lo, v[k]);
-            hi = fmax(hi, v[k]);
+            if (zero_eps) {
+              lo = fmin(lo, v[k]);
+              hi = fmax(hi, v[k]);
+            }
           }
       }
     const A var = group_sum(ss, scratch) / A(w);
-    // At eps = 0 (the same for every row) a row without spread cannot be
-    // normalized: a constant row's computed variance is its mean's rounding
-    // error squared, not 0, and would map it to +-1. The reference's rule
+    // At eps = 0 (zero_eps: decided on the host, where eps is a double; the
+    // same for every row) a row without spread cannot be normalized: a
+    // constant row's computed variance is its mean's rounding error squared,
+    // not 0, and would map it to +-1. The reference's rule
     // (metrics::has_spread, as in norm/layernorm.hpp) needs the row's range.
     bool spread = true;
-    if (eps == A(0)) {
+    if (zero_eps) {
       lo = -group_max(-lo, scratch);
       hi = group_max(hi, scratch);
       const A u = Limits<A>::roundoff;  // a value: has_spread takes a reference
@@ -158,7 +161,7 @@ void forward(const Params<T>& p, const Config& c, Rows<const T> x, Rows<T> y, Ca
   with_vector_width<T>(V, [&](auto vc) {
     launch<forward_kernel<Dev<T>, vc()>>(g.blocks, dim3(g.group, g.rows_per_block), 0, stream,
                                          dev(x), dev(y), dev(p.gamma), dev(p.beta), Acc<T>(c.eps),
-                                         mean, rstd);
+                                         c.eps == 0, mean, rstd);
   });
   check_launch(where);
 }

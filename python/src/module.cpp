@@ -166,7 +166,7 @@ py::list methods() {
   for (const cli::Method& m : cli::registry()) {
     Texts set;
     for (const auto& k : m.keys)
-      if (k.def.empty()) set[k.name] = "1";  // sizes only: the listing names shapes by symbol
+      if (k.def.empty()) set.try_emplace(k.name, "1");  // sizes only: shapes are named by symbol
     const cli::Settings s(m.name, m.keys, set);
     py::dict d;
     d["name"] = m.name;

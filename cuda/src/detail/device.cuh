@@ -108,9 +108,9 @@ struct Limits<double> {
 // 1 / sqrt(t), t a row's mean square + eps (RMS) or variance + eps (LayerNorm),
 // with IEEE sqrt and division (not the approximate rsqrt); or NaN where the
 // accumulator cannot give it:
-//   - t above the largest finite number: the sum of squares overflowed (rows
-//     beyond about 1.8e19 in float, 1.3e154 in double), and 1 / sqrt(inf) = 0
-//     would have made y = 0;
+//   - t above the largest finite number: the sum of squares overflowed (in
+//     float an RMS above about 1.8e19 / sqrt(D), in double 1.3e154 / sqrt(D)),
+//     and 1 / sqrt(inf) = 0 would have made y = 0;
 //   - t below the smallest normal number (only at a tiny eps, e.g. eps = 0):
 //     an all-zero row, whose RMS is 0, or a row whose squares lost their digits
 //     in the subnormals. At or above it the subnormal squares' rounding, at most

@@ -19,11 +19,12 @@
 // may be dy (each entry is read before it is written, by the same thread).
 // Bad shapes, strides, heads or eps are a scaleref::Error. A row whose
 // mean square + eps the accumulator cannot hold gives NaN in y (and dx), never
-// a wrong finite number: a sum of squares that overflows (rows beyond about
-// 1.8e19 in float, 1.3e154 in double), or at eps = 0 an all-zero row or one
-// whose mean square is below the smallest normal number (detail/device.cuh,
-// inverse_sqrt_or_nan). The reference scales such rows exactly or raises an
-// Error; a kernel cannot raise.
+// a wrong finite number: a sum of squares above the largest finite number
+// (in float about 3.4e38: an RMS above about 1.8e19 / sqrt(D)), or at eps = 0
+// an all-zero row or one whose mean square is below the smallest normal number
+// (detail/device.cuh, inverse_sqrt_or_nan). dgamma, a sum over rows, is then
+// NaN too. The reference scales such rows exactly or raises an Error; a kernel
+// cannot raise.
 #pragma once
 
 #include <scaleref/cuda/buffer.hpp>
