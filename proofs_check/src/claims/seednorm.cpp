@@ -20,12 +20,15 @@
 #include <scaleref/audit/registry.hpp>
 #include <scaleref/autodiff/norms.hpp>
 #include <scaleref/eigen_dense.hpp>
+#include <scaleref/error.hpp>
 #include <scaleref/norm/activation.hpp>
 #include <scaleref/norm/adaseednorm.hpp>
 #include <scaleref/norm/dyt.hpp>
 #include <scaleref/norm/rmsnorm.hpp>
 #include <scaleref/norm/seednorm.hpp>
+#include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -1680,6 +1683,620 @@ Verdict check_activations(const Context&) {
   return ok ? holds("4 bounded, 2 unbounded", detail, m) : fails("misclassified", detail, m);
 }
 
+// ---- tables ---------------------------------------------------------------------------------
+//
+// The result tables of Sec. 4 and Appendix F, transcribed from
+// /work/shared/papers/seednorm.txt (cited by the file's own line numbers; row
+// labels in ASCII: alpha, beta, gamma for the Greek letters, (.) for the
+// element-wise product, x for the multiplication sign), and the sentences that
+// summarize them, each decided from the numbers. Tables 1, 4 and 18 share
+// their 7 columns: the c4_en-validation Loss and PPL, lower is better, printed
+// with 3 and 2 decimals; then Acc. % on ARC-C, ARC-E, HellaSwag, MMLU-Var and
+// PIQA, higher is better, 1 decimal. Table 2 is Acc@1 %, higher is better, 1
+// decimal. Two cells of one column are printed with the same decimals, so a
+// difference of 0 is a tie at the printed precision and is not "better".
+
+constexpr int kLmCols = 7;
+constexpr int kLoss = 0, kPpl = 1, kFirstAcc = 2;
+constexpr const char* kLmCol[kLmCols] = {"Loss",      "PPL",      "ARC-C", "ARC-E",
+                                         "HellaSwag", "MMLU-Var", "PIQA"};
+constexpr bool kLowerIsBetter[kLmCols] = {true, true, false, false, false, false, false};
+constexpr int kLmDecimals[kLmCols] = {3, 2, 1, 1, 1, 1, 1};
+
+struct LmRow {
+  const char* model;
+  double v[kLmCols];  // Loss, PPL, ARC-C, ARC-E, HellaSwag, MMLU-Var, PIQA
+};
+
+// Table 1, seednorm.txt lines 329-344 (header line 333; MoE rows 335-339,
+// dense rows 341-344; each row's leading number is the PDF's margin line
+// number). Its Training Tokens (B) column, 500 / 1000 / 400 / 500, is not used.
+constexpr LmRow kTable1[] = {{"OLMoE-1.3B", {2.922, 18.63, 32.3, 62.2, 55.2, 32.4, 72.6}},
+                             {"OLMoE-1.3B-DyT", {2.968, 19.45, 30.4, 61.9, 53.2, 30.5, 70.6}},
+                             {"OLMoE-1.3B-SeeDNorm", {2.900, 18.12, 34.5, 65.4, 56.8, 33.2, 73.1}},
+                             {"OLMoE-7B", {2.644, 14.07, 40.8, 73.7, 71.2, 38.8, 76.6}},
+                             {"OLMoE-7B-SeeDNorm", {2.631, 13.88, 44.5, 76.1, 71.8, 40.2, 79.1}},
+                             {"OLMo2-550M", {3.011, 20.30, 30.0, 62.7, 52.3, 31.5, 71.5}},
+                             {"OLMo2-550M-SeeDNorm", {3.008, 20.24, 31.4, 63.4, 52.0, 31.6, 71.5}},
+                             {"OLMo2-1B", {2.884, 17.88, 35.6, 68.7, 60.4, 33.9, 74.5}},
+                             {"OLMo2-1B-SeeDNorm", {2.879, 17.79, 37.8, 70.0, 61.0, 34.8, 74.5}}};
+
+// Table 4, lines 515-531 (header line 522, rows 523-531).
+constexpr LmRow kTable4[] = {
+    {"OLMoE-1.3B", {2.922, 18.63, 32.3, 62.2, 55.2, 32.4, 72.6}},
+    {"OLMoE-1.3B-SeeDNorm (alpha <- 1)", {2.900, 18.12, 34.5, 65.4, 56.8, 33.2, 73.1}},
+    {"OLMoE-1.3B-SeeDNorm (alpha <- 0.1)", {2.912, 18.39, 31.2, 63.7, 55.6, 32.3, 72.8}},
+    {"OLMoE-1.3B-SeeDNorm (alpha <- 10)", {3.154, 23.42, 27.8, 53.0, 43.0, 28.6, 68.2}},
+    {"OLMoE-1.3B-SeeDNorm (scalar alpha)", {2.909, 18.33, 32.6, 62.2, 55.9, 32.4, 72.6}},
+    {"OLMoE-1.3B-SeeDNorm (x (.) beta)", {2.909, 18.33, 36.5, 64.9, 55.7, 32.0, 72.7}},
+    {"OLMoE-1.3B-SeeDNorm (w/o alpha)", {2.907, 18.29, 32.1, 67.0, 56.5, 32.9, 73.2}},
+    {"OLMoE-1.3B-SeeDNorm (w/o beta)", {2.911, 18.37, 31.9, 63.7, 55.4, 31.7, 72.9}},
+    {"OLMoE-1.3B-SeeDNorm (w/o gamma)", {2.913, 18.41, 33.7, 65.4, 56.0, 32.5, 72.8}}};
+
+// Table 18, lines 1733-1747 (header line 1738, rows 1739-1747).
+constexpr LmRow kTable18[] = {
+    {"OLMoE-1.3B", {2.922, 18.63, 32.3, 62.2, 55.2, 32.4, 72.6}},
+    {"OLMoE-1.3B-SeeDNorm", {2.900, 18.12, 34.5, 65.4, 56.8, 33.2, 73.1}},
+    {"OLMoE-7B-SeeDNorm", {2.631, 13.88, 44.5, 76.1, 71.8, 40.2, 79.1}},
+    {"OLMoE-1.3B-QKNormAll", {2.902, 18.20, 34.1, 64.2, 56.2, 32.6, 74.2}},
+    {"OLMoE-1.3B-MultiheadSeeDNorm", {2.904, 18.25, 31.5, 63.9, 55.7, 32.9, 71.9}},
+    {"OLMoE-1.3B-FCx2", {2.908, 18.32, 32.1, 63.5, 55.9, 31.6, 72.4}},
+    {"OLMoE-1.3B-SeeDNorm-FCx2", {2.899, 18.11, 34.8, 64.7, 56.9, 33.4, 73.9}},
+    {"OLMoE-7B-FCx4", {2.630, 13.88, 44.3, 75.6, 71.9, 39.6, 78.2}},
+    {"OLMoE-7B-SeeDNorm-FCx4", {2.629, 13.86, 44.9, 76.6, 72.4, 39.9, 79.1}}};
+
+struct LmTable {
+  const char* name;
+  std::span<const LmRow> rows;
+};
+constexpr LmTable kLmTables[] = {
+    {"Table 1", kTable1}, {"Table 4", kTable4}, {"Table 18", kTable18}};
+
+// Table 2, lines 460-468 (header line 462, rows 463-468): Acc@1 % on
+// ImageNet-1K. The first 4 rows are supervised training, the last 2
+// fine-tune MAE pre-trained models.
+struct VisRow {
+  const char* model;
+  double layernorm, dyt, seednorm;
+};
+constexpr VisRow kTable2[] = {{"ViT-B", 82.3, 82.5, 82.7},       {"ViT-L", 83.1, 83.6, 83.6},
+                              {"ConvNeXT-B", 83.7, 83.7, 83.7},  {"ConvNeXT-L", 84.3, 84.4, 84.6},
+                              {"ViT-B (MAE)", 83.2, 83.2, 83.5}, {"ViT-L (MAE)", 85.5, 85.4, 85.5}};
+constexpr int kSupervisedRows = 4;
+
+// Two printed values of one column that differ differ by at least 0.001.
+constexpr double kTie = 1e-9;
+
+const LmRow& lm_row(std::span<const LmRow> table, std::string_view model) {
+  for (const LmRow& r : table)
+    if (model == r.model) return r;
+  scaleref::fail("seednorm tables: no row '", model, "'");
+}
+const LmRow* t1(std::string_view model) { return &lm_row(kTable1, model); }
+const LmRow* t4(std::string_view model) { return &lm_row(kTable4, model); }
+const LmRow* t18(std::string_view model) { return &lm_row(kTable18, model); }
+
+// One comparison of a candidate's cell with a reference's.
+struct Cell {
+  std::string column, a_name, b_name;
+  double a, b;
+  int decimals;
+  bool lower_is_better;
+  // a's gain over b, positive when a is better
+  double gain() const { return lower_is_better ? b - a : a - b; }
+};
+
+using LmPairs = std::vector<std::pair<const LmRow*, const LmRow*>>;  // (candidate, reference)
+
+// The cells of columns [first, end) of each (candidate, reference) pair.
+std::vector<Cell> lm_cells(const LmPairs& pairs, int first, int end) {
+  std::vector<Cell> out;
+  for (const auto& [a, b] : pairs)
+    for (int c = first; c < end; ++c)
+      out.push_back(
+          {kLmCol[c], a->model, b->model, a->v[c], b->v[c], kLmDecimals[c], kLowerIsBetter[c]});
+  return out;
+}
+
+// Table 2's SeeDNorm cell against LayerNorm's and/or DyT's in rows [first, end).
+std::vector<Cell> vis_cells(int first, int end, bool vs_layernorm, bool vs_dyt) {
+  std::vector<Cell> out;
+  for (int i = first; i < end; ++i) {
+    const VisRow& r = kTable2[i];
+    if (vs_layernorm)
+      out.push_back({r.model, "SeeDNorm", "LayerNorm", r.seednorm, r.layernorm, 1, false});
+    if (vs_dyt) out.push_back({r.model, "SeeDNorm", "DyT", r.seednorm, r.dyt, 1, false});
+  }
+  return out;
+}
+
+enum class Want { better, worse, not_better, not_worse };
+
+// How many cells are as wanted, and the first few that are not.
+struct Tally {
+  int cells = 0, ok = 0, better = 0, tied = 0, worse = 0;
+  std::string counter;  // "HellaSwag: OLMo2-550M-SeeDNorm 52.0 vs OLMo2-550M 52.3 (worse); ..."
+  std::string frac() const { return std::to_string(ok) + "/" + std::to_string(cells); }
+};
+
+Tally tally(const std::vector<Cell>& cells, Want want) {
+  constexpr int kListed = 3;
+  Tally t;
+  int unlisted = 0;
+  for (const Cell& c : cells) {
+    const double g = c.gain();
+    const int sign = g > kTie ? 1 : (g < -kTie ? -1 : 0);
+    ++t.cells;
+    t.better += sign > 0;
+    t.tied += sign == 0;
+    t.worse += sign < 0;
+    const bool ok = want == Want::better       ? sign > 0
+                    : want == Want::worse      ? sign < 0
+                    : want == Want::not_better ? sign <= 0
+                                               : sign >= 0;
+    if (ok) {
+      ++t.ok;
+    } else if (t.cells - t.ok > kListed) {
+      ++unlisted;
+    } else {
+      t.counter += std::string(t.counter.empty() ? "" : "; ") + c.column + ": " + c.a_name + " " +
+                   fixed(c.a, c.decimals) + " vs " + c.b_name + " " + fixed(c.b, c.decimals) +
+                   (sign > 0 ? " (better)" : (sign < 0 ? " (worse)" : " (tie)"));
+    }
+  }
+  if (unlisted > 0) t.counter += "; +" + std::to_string(unlisted) + " more";
+  return t;
+}
+
+// "2/2" or "6/7 (ARC-C: ... (worse))".
+std::string described(const Tally& t) {
+  return t.frac() + (t.counter.empty() ? "" : " (" + t.counter + ")");
+}
+
+void add_tally(std::vector<Measure>& m, const std::string& name, const Tally& t) {
+  m.push_back({name + "_ok", static_cast<double>(t.ok)});
+  m.push_back({name + "_cells", static_cast<double>(t.cells)});
+  m.push_back({name + "_better", static_cast<double>(t.better)});
+  m.push_back({name + "_tied", static_cast<double>(t.tied)});
+  m.push_back({name + "_worse", static_cast<double>(t.worse)});
+}
+
+// Each column's gain of a over b (positive = a better), as measured values.
+void add_gains(std::vector<Measure>& m, const std::string& tag, const LmRow& a, const LmRow& b) {
+  for (int c = 0; c < kLmCols; ++c)
+    m.push_back({tag + "gain_" + kLmCol[c], kLowerIsBetter[c] ? b.v[c] - a.v[c] : a.v[c] - b.v[c]});
+}
+
+// A sentence comparing rows of Tables 1, 4 or 18 has two readings: "main",
+// the c4 validation Loss and PPL only (columns 0-1), and "every", all 7
+// columns. Which one a verdict follows is said beside each check.
+struct Readings {
+  Tally primary, every;
+  std::string text() const {
+    return "Loss and PPL " + described(primary) + "; all 7 columns " + described(every);
+  }
+};
+Readings readings(const LmPairs& pairs, Want want) {
+  return {tally(lm_cells(pairs, kLoss, kFirstAcc), want),
+          tally(lm_cells(pairs, kLoss, kLmCols), want)};
+}
+void add_readings(std::vector<Measure>& m, const std::string& prefix, const Readings& r) {
+  add_tally(m, prefix + "main", r.primary);
+  add_tally(m, prefix + "every", r.every);
+}
+bool all_ok(const Tally& t) { return t.ok == t.cells; }
+
+Verdict judged(bool ok, const std::string& figure, const std::string& detail,
+               std::vector<Measure> m) {
+  return ok ? holds(figure, detail, std::move(m)) : fails(figure, detail, std::move(m));
+}
+
+// Why the "main" reading decides the ablation sentences below.
+constexpr const char* kMainReading =
+    "verdict on the Loss/PPL reading: the paper primarily judges the LM runs by validation loss "
+    "and PPL (Appendix C.1.1, line 1278) and reads its other ablations' 'performance' off loss "
+    "curves (Sec. 4.3, Figure 4)";
+
+Verdict check_tables_ppl(const Context&) {
+  // PPL = exp(Loss) in every row of Tables 1, 4 and 18. Loss is printed to 3
+  // decimals (the true loss within +-5e-4), PPL to 2 (within +-5e-3): a row is
+  // consistent iff [exp(L - 5e-4), exp(L + 5e-4)] meets [P - 5e-3, P + 5e-3],
+  // i.e. |P - exp(L)| <= 5e-3 + |exp(L +- 5e-4) - exp(L)| (the side P lies on),
+  // about 0.014 at L = 2.9. Holds if every row's ratio |P - exp(L)| / allowance
+  // is <= 1; the worst row is named (the first table holding it).
+  constexpr double kLossHalf = 5e-4, kPplHalf = 5e-3;
+  int rows = 0, outside = 0;
+  double worst = -1, worst_dev = 0, worst_allow = 0, worst_exp = 0;
+  std::string worst_row, pairs_outside;
+  std::vector<std::pair<double, double>> seen;  // distinct (Loss, PPL) outside the rounding
+  for (const LmTable& t : kLmTables)
+    for (const LmRow& r : t.rows) {
+      const double l = r.v[kLoss], p = r.v[kPpl], e = std::exp(l);
+      const double allow =
+          kPplHalf + (p > e ? std::exp(l + kLossHalf) - e : e - std::exp(l - kLossHalf));
+      const double ratio = std::fabs(p - e) / allow;
+      ++rows;
+      if (ratio > worst) {
+        worst = ratio;
+        worst_dev = p - e;
+        worst_allow = allow;
+        worst_exp = e;
+        worst_row = std::string(t.name) + " " + r.model;
+      }
+      if (ratio <= 1 + 1e-12) continue;
+      ++outside;
+      if (std::find(seen.begin(), seen.end(), std::make_pair(l, p)) != seen.end()) continue;
+      seen.emplace_back(l, p);
+      pairs_outside += std::string(pairs_outside.empty() ? "" : ", ") + fixed(l, 3) + "/" +
+                       fixed(p, 2) + " (exp " + fixed(e, 3) + ")";
+    }
+  std::vector<Measure> m{{"rows", static_cast<double>(rows)},
+                         {"rows_outside_rounding", static_cast<double>(outside)},
+                         {"worst_dev_over_allowance", worst},
+                         {"worst_ppl_minus_exp_loss", worst_dev},
+                         {"worst_allowance", worst_allow}};
+  const std::string where = "worst " + worst_row + ": PPL " + fixed(worst_exp + worst_dev, 2) +
+                            " vs exp(Loss) " + fixed(worst_exp, 3) + ", off " +
+                            fixed(std::fabs(worst_dev), 3) + " = " + fixed(worst, 1) +
+                            "x the rounding allowance " + fixed(worst_allow, 4);
+  if (outside == 0)
+    return holds("worst " + fixed(worst, 2) + "x the rounding",
+                 std::to_string(rows) + " rows of Tables 1, 4, 18; " + where, m);
+  return fails(std::to_string(outside) + "/" + std::to_string(rows) + " rows off",
+               where + "; Loss/PPL pairs outside the rounding: " + pairs_outside +
+                   " (off in both directions, so no averaging convention explains them)",
+               m);
+}
+
+Verdict check_tables_repeats(const Context&) {
+  // Rows printed under the same label in Tables 1, 4 and 18 are the same runs:
+  // OLMoE-1.3B (all three), OLMoE-1.3B-SeeDNorm (Tables 1, 18, and Table 4's
+  // alpha <- 1 row, since line 306 says alpha is initialized to 1 in every LM
+  // experiment) and OLMoE-7B-SeeDNorm (Tables 1, 18). Holds if all 7 cells of
+  // each repeat equal Table 1's as printed.
+  struct Repeat {
+    const char* model;  // in Table 1
+    const char* table;
+    const LmRow* other;
+  };
+  const Repeat repeats[] = {
+      {"OLMoE-1.3B", "Table 4", t4("OLMoE-1.3B")},
+      {"OLMoE-1.3B-SeeDNorm", "Table 4", t4("OLMoE-1.3B-SeeDNorm (alpha <- 1)")},
+      {"OLMoE-1.3B", "Table 18", t18("OLMoE-1.3B")},
+      {"OLMoE-1.3B-SeeDNorm", "Table 18", t18("OLMoE-1.3B-SeeDNorm")},
+      {"OLMoE-7B-SeeDNorm", "Table 18", t18("OLMoE-7B-SeeDNorm")}};
+  int cells = 0, equal = 0;
+  double max_diff = 0;
+  std::string differ;
+  for (const Repeat& r : repeats) {
+    const LmRow& a = *t1(r.model);
+    for (int c = 0; c < kLmCols; ++c) {
+      const double d = std::fabs(a.v[c] - r.other->v[c]);
+      ++cells;
+      max_diff = std::max(max_diff, d);
+      if (d <= kTie) {
+        ++equal;
+        continue;
+      }
+      differ += std::string(differ.empty() ? "" : "; ") + r.model + " " + kLmCol[c] + ": Table 1 " +
+                fixed(a.v[c], kLmDecimals[c]) + " vs " + r.table + " " +
+                fixed(r.other->v[c], kLmDecimals[c]);
+    }
+  }
+  std::vector<Measure> m{{"cells", static_cast<double>(cells)},
+                         {"cells_equal", static_cast<double>(equal)},
+                         {"max_abs_diff", max_diff}};
+  const std::string fig = std::to_string(equal) + "/" + std::to_string(cells) + " cells equal";
+  if (equal == cells)
+    return holds(fig,
+                 "OLMoE-1.3B in Tables 4 and 18, OLMoE-1.3B-SeeDNorm in Table 18 and as Table 4's "
+                 "alpha <- 1 row, OLMoE-7B-SeeDNorm in Table 18: each identical to Table 1's row",
+                 m);
+  return fails(fig, differ, m);
+}
+
+Verdict check_ppl_loss_trend(const Context&) {
+  // "Since the trends of PPL and loss are consistent, we mainly report the
+  // loss results" (line 1278): over every pair of the 27 rows of Tables 1, 4
+  // and 18 (all c4_en-validation), no pair is ordered one way by Loss and the
+  // other way by PPL (a tie in either, at the printed precision, is not a
+  // reversal).
+  std::vector<const LmRow*> all;
+  for (const LmTable& t : kLmTables)
+    for (const LmRow& r : t.rows) all.push_back(&r);
+  int pairs = 0, reversed = 0, ppl_ties = 0;
+  std::string first;
+  for (std::size_t i = 0; i < all.size(); ++i)
+    for (std::size_t j = i + 1; j < all.size(); ++j) {
+      const double dl = all[i]->v[kLoss] - all[j]->v[kLoss];
+      const double dp = all[i]->v[kPpl] - all[j]->v[kPpl];
+      ++pairs;
+      if (std::fabs(dl) > kTie && std::fabs(dp) <= kTie) ++ppl_ties;
+      if ((dl > kTie && dp < -kTie) || (dl < -kTie && dp > kTie)) {
+        if (reversed++ == 0)
+          first = std::string(all[i]->model) + " " + fixed(all[i]->v[kLoss], 3) + "/" +
+                  fixed(all[i]->v[kPpl], 2) + " vs " + all[j]->model + " " +
+                  fixed(all[j]->v[kLoss], 3) + "/" + fixed(all[j]->v[kPpl], 2);
+      }
+    }
+  std::vector<Measure> m{{"row_pairs", static_cast<double>(pairs)},
+                         {"pairs_reversed", static_cast<double>(reversed)},
+                         {"pairs_loss_differs_ppl_tied", static_cast<double>(ppl_ties)}};
+  const std::string fig =
+      std::to_string(reversed) + "/" + std::to_string(pairs) + " pairs reversed";
+  if (reversed == 0)
+    return holds(fig,
+                 std::to_string(all.size()) +
+                     " rows of Tables 1, 4, 18: Loss and PPL order every pair alike (" +
+                     std::to_string(ppl_ties) +
+                     " pairs differ in Loss with PPL tied at 2 decimals); the ordering holds "
+                     "although some PPLs are not exp(Loss) (seednorm.table.1-4-18-ppl)",
+                 m);
+  return fails(fig, "first reversed pair: " + first, m);
+}
+
+Verdict check_moe_comprehensive(const Context&) {
+  // Line 352: OLMoE-1.3B-SeeDNorm and OLMoE-7B-SeeDNorm against OLMoE-1.3B and
+  // OLMoE-7B in Table 1. "comprehensive improvements in various validation
+  // metrics and accuracy in downstream tasks" names both kinds of column, so
+  // the verdict is on all 7 (strictly better in each).
+  const LmPairs pairs{{t1("OLMoE-1.3B-SeeDNorm"), t1("OLMoE-1.3B")},
+                      {t1("OLMoE-7B-SeeDNorm"), t1("OLMoE-7B")}};
+  const Readings r = readings(pairs, Want::better);
+  std::vector<Measure> m;
+  add_readings(m, "", r);
+  add_gains(m, "1.3B_", *pairs[0].first, *pairs[0].second);
+  add_gains(m, "7B_", *pairs[1].first, *pairs[1].second);
+  return judged(all_ok(r.every), r.every.frac() + " cells better",
+                "SeeDNorm better than its baseline, 1.3B and 7B: " + r.text() +
+                    "; verdict on all 7 columns, as 'comprehensive ... validation metrics and "
+                    "accuracy in downstream tasks' says",
+                std::move(m));
+}
+
+Verdict check_dyt_degrades(const Context&) {
+  // Line 355: OLMoE-1.3B-DyT against OLMoE-1.3B in Table 1, worse wanted.
+  // "a degradation in performance" names no metric; the verdict is on all 7
+  // columns (both readings reported). The "slow convergence" is Figure 1's.
+  const LmPairs pairs{{t1("OLMoE-1.3B-DyT"), t1("OLMoE-1.3B")}};
+  const Readings r = readings(pairs, Want::worse);
+  std::vector<Measure> m;
+  add_readings(m, "", r);
+  add_gains(m, "dyt_", *pairs[0].first, *pairs[0].second);
+  return judged(all_ok(r.every), r.every.frac() + " cells worse",
+                "DyT worse than the RMSNorm baseline: " + r.text() +
+                    "; verdict on all 7 columns; the convergence part (Figure 1) is not checked",
+                std::move(m));
+}
+
+Verdict check_dense_benefits(const Context&) {
+  // Line 369: OLMo2-550M-SeeDNorm and OLMo2-1B-SeeDNorm against their
+  // baselines in Table 1, better wanted. The verdict is on the Loss/PPL
+  // reading: the paragraph measures the benefit in loss and, for the zero-shot
+  // tasks, names only ARC-C and ARC-E (line 374), i.e. claims no every-task gain.
+  const LmPairs pairs{{t1("OLMo2-550M-SeeDNorm"), t1("OLMo2-550M")},
+                      {t1("OLMo2-1B-SeeDNorm"), t1("OLMo2-1B")}};
+  const Readings r = readings(pairs, Want::better);
+  std::vector<Measure> m;
+  add_readings(m, "", r);
+  add_gains(m, "550M_", *pairs[0].first, *pairs[0].second);
+  add_gains(m, "1B_", *pairs[1].first, *pairs[1].second);
+  return judged(all_ok(r.primary), "Loss/PPL " + r.primary.frac() + ", all " + r.every.frac(),
+                "dense SeeDNorm better than its baseline: " + r.text() +
+                    "; verdict on the Loss/PPL reading (the paragraph claims the loss and names "
+                    "only ARC-C and ARC-E among the tasks)",
+                std::move(m));
+}
+
+Verdict check_consistently_superior(const Context&) {
+  // Abstract (line 32) and contributions (line 70): SeeDNorm against RMSNorm,
+  // LayerNorm and DyT, "consistently". Cells: Table 1's SeeDNorm rows against
+  // their RMSNorm baselines (1.3B, 7B, 550M, 1B) and against OLMoE-1.3B-DyT,
+  // and Table 2's SeeDNorm against LayerNorm and DyT in all 6 rows. Main
+  // reading: Table 1's Loss and PPL plus Table 2's Acc@1 (22 cells); every
+  // reading: all 7 columns of Table 1 plus Table 2 (47 cells). "Consistently
+  // superior" needs every cell strictly better; the verdict fails unless one
+  // reading has them all (both are reported, with the cells that are worse).
+  const LmPairs pairs{{t1("OLMoE-1.3B-SeeDNorm"), t1("OLMoE-1.3B")},
+                      {t1("OLMoE-1.3B-SeeDNorm"), t1("OLMoE-1.3B-DyT")},
+                      {t1("OLMoE-7B-SeeDNorm"), t1("OLMoE-7B")},
+                      {t1("OLMo2-550M-SeeDNorm"), t1("OLMo2-550M")},
+                      {t1("OLMo2-1B-SeeDNorm"), t1("OLMo2-1B")}};
+  std::vector<Cell> main_cells = lm_cells(pairs, kLoss, kFirstAcc);
+  std::vector<Cell> every_cells = lm_cells(pairs, kLoss, kLmCols);
+  const std::vector<Cell> vision = vis_cells(0, static_cast<int>(std::size(kTable2)), true, true);
+  main_cells.insert(main_cells.end(), vision.begin(), vision.end());
+  every_cells.insert(every_cells.end(), vision.begin(), vision.end());
+  const Tally primary = tally(main_cells, Want::better);
+  const Tally every = tally(every_cells, Want::better);
+  const Tally worse = tally(every_cells, Want::not_worse);
+  std::vector<Measure> m;
+  add_tally(m, "main", primary);
+  add_tally(m, "every", every);
+  return judged(all_ok(primary) || all_ok(every),
+                "main " + primary.frac() + ", all " + every.frac(),
+                "SeeDNorm strictly better, Tables 1-2: main metric (LM Loss/PPL, Acc@1) " +
+                    described(primary) + "; all columns " + described(every) + "; never worse " +
+                    described(worse),
+                std::move(m));
+}
+
+Verdict check_supervised_better(const Context&) {
+  // Line 449: Table 2's 4 supervised rows (ViT-B, ViT-L, ConvNeXT-B,
+  // ConvNeXT-L), SeeDNorm against both LayerNorm and DyT. Verdict on the
+  // per-row reading, strictly better than both in every row: the sentence
+  // says "better ... compared to both" of Table 2's results, which has no
+  // average column. Also reported: never worse, and the means over the rows.
+  const Tally strict = tally(vis_cells(0, kSupervisedRows, true, true), Want::better);
+  const Tally never_worse = tally(vis_cells(0, kSupervisedRows, true, true), Want::not_worse);
+  double mean_ln = 0, mean_dyt = 0, mean_seed = 0;
+  for (int i = 0; i < kSupervisedRows; ++i) {
+    mean_ln += kTable2[i].layernorm / kSupervisedRows;
+    mean_dyt += kTable2[i].dyt / kSupervisedRows;
+    mean_seed += kTable2[i].seednorm / kSupervisedRows;
+  }
+  std::vector<Measure> m{
+      {"mean_layernorm", mean_ln}, {"mean_dyt", mean_dyt}, {"mean_seednorm", mean_seed}};
+  add_tally(m, "strict", strict);
+  add_tally(m, "never_worse", never_worse);
+  return judged(all_ok(strict), strict.frac() + " cells better",
+                "SeeDNorm above both baselines per row: " + described(strict) + "; never below " +
+                    never_worse.frac() + "; mean Acc@1 " + fixed(mean_seed, 3) + " vs DyT " +
+                    fixed(mean_dyt, 3) + ", LayerNorm " + fixed(mean_ln, 3) +
+                    " (mean reading holds); verdict on the per-row reading",
+                std::move(m));
+}
+
+Verdict check_mae_finetune(const Context&) {
+  // Line 451: Table 2's 2 MAE fine-tuning rows. The sentence names no
+  // baseline; its "also" continues the pre-training comparison of Figures 1
+  // and 3, which set SeeDNorm against DyT only, so the verdict is on SeeDNorm
+  // strictly above DyT in both rows. Against both DyT and LayerNorm is
+  // reported beside it.
+  const Tally vs_dyt = tally(
+      vis_cells(kSupervisedRows, static_cast<int>(std::size(kTable2)), false, true), Want::better);
+  const Tally vs_both = tally(
+      vis_cells(kSupervisedRows, static_cast<int>(std::size(kTable2)), true, true), Want::better);
+  std::vector<Measure> m;
+  add_tally(m, "vs_dyt", vs_dyt);
+  add_tally(m, "vs_both", vs_both);
+  return judged(all_ok(vs_dyt), "DyT " + vs_dyt.frac() + ", both " + vs_both.frac(),
+                "MAE fine-tuning, SeeDNorm strictly above DyT " + described(vs_dyt) +
+                    "; above both DyT and LayerNorm " + described(vs_both) +
+                    "; verdict on the DyT reading (Figures 1 and 3, which 'also' continues, "
+                    "compare with DyT only)",
+                std::move(m));
+}
+
+Verdict check_alpha_init(const Context&) {
+  // Line 472: alpha <- 10 against alpha <- 1 and alpha <- 0.1 in Table 4, worse
+  // wanted ("poorer final performance"; the stability part is Figure 4's).
+  // Verdict on all 7 columns. Reported beside: alpha <- 10 against the
+  // OLMoE-1.3B baseline, and alpha <- 1 against alpha <- 0.1 (the "suitably
+  // larger initial alpha" of the next sentence, whose convergence is Figure 4's).
+  const LmRow* a10 = t4("OLMoE-1.3B-SeeDNorm (alpha <- 10)");
+  const LmRow* a1 = t4("OLMoE-1.3B-SeeDNorm (alpha <- 1)");
+  const LmRow* a01 = t4("OLMoE-1.3B-SeeDNorm (alpha <- 0.1)");
+  const Readings r = readings({{a10, a1}, {a10, a01}}, Want::worse);
+  const Readings vs_base = readings({{a10, t4("OLMoE-1.3B")}}, Want::worse);
+  const Readings one_vs_tenth = readings({{a1, a01}}, Want::better);
+  std::vector<Measure> m;
+  add_readings(m, "", r);
+  add_tally(m, "vs_baseline_every", vs_base.every);
+  add_tally(m, "alpha1_over_alpha0.1_every", one_vs_tenth.every);
+  return judged(all_ok(r.every), r.every.frac() + " cells worse",
+                "alpha <- 10 worse than alpha <- 1 and 0.1: " + r.text() +
+                    "; also worse than the baseline in " + vs_base.every.frac() +
+                    "; alpha <- 1 better than 0.1 in " + one_vs_tenth.every.frac() +
+                    "; verdict on all 7 columns",
+                std::move(m));
+}
+
+Verdict check_scalar_alpha(const Context&) {
+  // Line 477, Table 4: scalar alpha against the vector alpha (alpha <- 1 row),
+  // worse wanted ("degradation"), and against the OLMoE-1.3B baseline, better
+  // wanted ("still surpasses the baseline"). Verdict on the Loss/PPL reading
+  // (kMainReading); all 7 columns reported.
+  const LmRow* scalar = t4("OLMoE-1.3B-SeeDNorm (scalar alpha)");
+  const Readings degr = readings({{scalar, t4("OLMoE-1.3B-SeeDNorm (alpha <- 1)")}}, Want::worse);
+  const Readings surp = readings({{scalar, t4("OLMoE-1.3B")}}, Want::better);
+  const Tally not_below =
+      tally(lm_cells({{scalar, t4("OLMoE-1.3B")}}, kLoss, kLmCols), Want::not_worse);
+  std::vector<Measure> m;
+  add_readings(m, "vs_vector_", degr);
+  add_readings(m, "vs_baseline_", surp);
+  add_gains(m, "vs_baseline_", *scalar, *t4("OLMoE-1.3B"));
+  return judged(all_ok(degr.primary) && all_ok(surp.primary),
+                "worse " + degr.primary.frac() + ", better " + surp.primary.frac(),
+                "worse than vector alpha: " + degr.text() + "; better than the baseline: " +
+                    surp.text() + ", never below it " + not_below.frac() + "; " + kMainReading,
+                std::move(m));
+}
+
+Verdict check_dot_product(const Context&) {
+  // Line 483, Table 4: the dot product (SeeDNorm, alpha <- 1 row) against
+  // x (.) beta, better wanted. Verdict on the Loss/PPL reading (kMainReading).
+  const LmPairs pairs{
+      {t4("OLMoE-1.3B-SeeDNorm (alpha <- 1)"), t4("OLMoE-1.3B-SeeDNorm (x (.) beta)")}};
+  const Readings r = readings(pairs, Want::better);
+  std::vector<Measure> m;
+  add_readings(m, "", r);
+  add_gains(m, "dot_", *pairs[0].first, *pairs[0].second);
+  return judged(all_ok(r.primary), "Loss/PPL " + r.primary.frac() + ", all " + r.every.frac(),
+                "dot product better than x (.) beta: " + r.text() + "; " + kMainReading,
+                std::move(m));
+}
+
+Verdict check_qknorm_per_head(const Context&) {
+  // Line 1657, Table 18: QK normalization per head (the OLMoE-1.3B-SeeDNorm
+  // row, the default of line 1653) against over the whole hidden dimension
+  // (QKNormAll), better wanted, "slightly". Verdict on the Loss/PPL reading
+  // (kMainReading); "not significant" has no spread to test, so the Loss gain
+  // is reported beside SeeDNorm's gain over the baseline for scale.
+  const LmRow* per_head = t18("OLMoE-1.3B-SeeDNorm");
+  const LmPairs pairs{{per_head, t18("OLMoE-1.3B-QKNormAll")}};
+  const Readings r = readings(pairs, Want::better);
+  const double gain = pairs[0].second->v[kLoss] - per_head->v[kLoss];
+  const double base_gain = t18("OLMoE-1.3B")->v[kLoss] - per_head->v[kLoss];
+  std::vector<Measure> m;
+  add_readings(m, "", r);
+  add_gains(m, "per_head_", *per_head, *pairs[0].second);
+  m.push_back({"loss_gain_over_baseline", base_gain});
+  return judged(all_ok(r.primary), "Loss/PPL " + r.primary.frac() + ", all " + r.every.frac(),
+                "per-head better than QKNormAll: " + r.text() + "; Loss gain " + fixed(gain, 3) +
+                    " vs SeeDNorm's " + fixed(base_gain, 3) + " over the baseline; " + kMainReading,
+                std::move(m));
+}
+
+Verdict check_multihead(const Context&) {
+  // Line 1664, Table 18: 16-head SeeDNorm (MultiheadSeeDNorm) against
+  // SeeDNorm, "does not improve": no column better. Verdict on all 7 columns
+  // (it then holds on the Loss/PPL reading too).
+  const LmPairs pairs{{t18("OLMoE-1.3B-MultiheadSeeDNorm"), t18("OLMoE-1.3B-SeeDNorm")}};
+  const Readings r = readings(pairs, Want::not_better);
+  std::vector<Measure> m;
+  add_readings(m, "", r);
+  add_gains(m, "multihead_", *pairs[0].first, *pairs[0].second);
+  return judged(all_ok(r.every), r.every.frac() + " cells not better",
+                "multi-head not better than SeeDNorm: " + r.text() + " (" +
+                    std::to_string(r.every.worse) + " of 7 worse); verdict on all 7 columns",
+                std::move(m));
+}
+
+Verdict check_frac_connection(const Context&) {
+  // Line 1785, Table 18: SeeDNorm-FCx2 and SeeDNorm-FCx4 against FCx2 and
+  // FCx4, better wanted ("further enhance performance"), verdict on all 7
+  // columns; and "more pronounced in downstream tasks": at each size the mean
+  // relative gain of the 5 accuracies, (a - b)/b, exceeds the relative gain of
+  // PPL and of Loss, (b - a)/b.
+  const LmPairs pairs{{t18("OLMoE-1.3B-SeeDNorm-FCx2"), t18("OLMoE-1.3B-FCx2")},
+                      {t18("OLMoE-7B-SeeDNorm-FCx4"), t18("OLMoE-7B-FCx4")}};
+  const Readings r = readings(pairs, Want::better);
+  std::vector<Measure> m;
+  add_readings(m, "", r);
+  bool pronounced = true;
+  std::string rel;
+  for (const auto& [a, b] : pairs) {
+    double acc = 0;
+    for (int c = kFirstAcc; c < kLmCols; ++c) acc += (a->v[c] - b->v[c]) / b->v[c];
+    acc /= kLmCols - kFirstAcc;
+    const double ppl = (b->v[kPpl] - a->v[kPpl]) / b->v[kPpl];
+    const double loss = (b->v[kLoss] - a->v[kLoss]) / b->v[kLoss];
+    pronounced = pronounced && acc > ppl && acc > loss;
+    const std::string tag = b->model;
+    m.push_back({tag + "_rel_gain_acc_mean", acc});
+    m.push_back({tag + "_rel_gain_ppl", ppl});
+    m.push_back({tag + "_rel_gain_loss", loss});
+    rel += std::string(rel.empty() ? "" : "; ") + tag + " accuracies " + fixed(100 * acc, 2) +
+           "% vs PPL " + fixed(100 * ppl, 2) + "%, Loss " + fixed(100 * loss, 3) + "%";
+  }
+  return judged(all_ok(r.every) && pronounced,
+                r.every.frac() + " better, acc " + (pronounced ? ">" : "<=") + " PPL gain",
+                "SeeDNorm on Frac-Connection: " + r.text() + "; mean relative gains: " + rel +
+                    "; verdict on all 7 columns and the relative gains",
+                std::move(m));
+}
+
 Claim make_claim(std::string id, std::string location, std::string statement, Kind kind,
                  bool relied, Verdict (*check)(const Context&)) {
   Claim c;
@@ -1841,6 +2458,93 @@ void add_seednorm_claims(std::vector<Claim>& out) {
   out.push_back(make_claim("seednorm.sec.4.3.activations", "Sec. 4.3",
                            "sigmoid, tanh, hardtanh are bounded; GELU and Swish are unbounded", nu,
                            false, check_activations));
+
+  // ---- tables
+  const Kind em = Kind::empirical;
+  out.push_back(make_claim("seednorm.table.1-4-18-ppl", "Tables 1, 4 and 18",
+                           "PPL = exp(Loss) in every row, within the printed rounding (Loss to 3 "
+                           "decimals, PPL to 2)",
+                           nu, false, check_tables_ppl));
+  out.push_back(
+      make_claim("seednorm.table.1-4-18-repeats", "Tables 1, 4 and 18; Sec. 4.1 (line 306)",
+                 "rows repeated across Tables 1, 4 and 18 (OLMoE-1.3B, OLMoE-1.3B-SeeDNorm "
+                 "= Table 4's alpha <- 1, OLMoE-7B-SeeDNorm) print the same numbers",
+                 nu, false, check_tables_repeats));
+  out.push_back(make_claim(
+      "seednorm.app.C1.ppl-loss-trend", "Appendix C.1.1 (line 1278) with Tables 1, 4, 18",
+      "\"Since the trends of PPL and loss are consistent, we mainly report the loss "
+      "results.\" (no two rows ordered oppositely by Loss and by PPL)",
+      em, false, check_ppl_loss_trend));
+  out.push_back(make_claim(
+      "seednorm.claim.abstract-superior", "Abstract (line 32) with Tables 1-2",
+      "\"SeeDNorm achieves consistently superior performance compared to previously commonly used "
+      "normalization layers such as RMSNorm and LayerNorm, as well as element-wise activation "
+      "alternatives to normalization layers like DyT.\" (SeeDNorm strictly better in every "
+      "SeeDNorm-versus-baseline cell of Tables 1 and 2)",
+      em, false, check_consistently_superior));
+  out.push_back(make_claim(
+      "seednorm.claim.intro-improves", "Sec. 1, contributions (line 70) with Tables 1-2",
+      "\"SeeDNorm consistently accelerates convergence and improves performance over RMSNorm, "
+      "LayerNorm and DyT baselines\" (the performance part: SeeDNorm strictly better in every "
+      "SeeDNorm-versus-baseline cell of Tables 1 and 2; convergence is the figures')",
+      em, false, check_consistently_superior));
+  out.push_back(make_claim(
+      "seednorm.sec.4.1.moe-comprehensive", "Sec. 4.1 (line 352) with Table 1",
+      "\"Table 1 and Figure 1 shows that both the 1.3B and 7B models achieve comprehensive "
+      "improvements in various validation metrics and accuracy in downstream tasks.\" (each "
+      "OLMoE SeeDNorm row better than its baseline in all 7 columns)",
+      em, false, check_moe_comprehensive));
+  out.push_back(make_claim(
+      "seednorm.sec.4.1.dyt-degrades", "Sec. 4.1 (line 355) with Table 1",
+      "\"replacing the normalization layers of the OLMoE-1.3B model with saturation activation "
+      "function like DyT (Zhu et al., 2025b) leads to slow convergence and a degradation in "
+      "performance.\" (OLMoE-1.3B-DyT worse than OLMoE-1.3B)",
+      em, false, check_dyt_degrades));
+  out.push_back(make_claim(
+      "seednorm.sec.4.1.dense-benefits", "Sec. 4.1 (line 369) with Table 1",
+      "\"SeeDNorm continues to yield benefits in dense models\" (each OLMo2 SeeDNorm row better "
+      "than its baseline)",
+      em, false, check_dense_benefits));
+  out.push_back(make_claim(
+      "seednorm.sec.4.2.supervised-better", "Sec. 4.2 (line 449) with Table 2",
+      "\"The results in Table 2 demonstrate that applying SeeDNorm achieves better performance "
+      "compared to both DyT and LayerNorm.\" (the 4 supervised rows)",
+      em, false, check_supervised_better));
+  out.push_back(make_claim(
+      "seednorm.sec.4.2.mae-finetune", "Sec. 4.2 (line 451) with Table 2",
+      "\"Table 2 shows that it also holds an advantage during fine-tuning.\" (the 2 MAE rows)", em,
+      false, check_mae_finetune));
+  out.push_back(make_claim(
+      "seednorm.sec.4.3.alpha-init", "Sec. 4.3 (line 472) with Table 4",
+      "\"excessively large values of alpha adversely degrade training stability and lead to "
+      "poorer final performance.\" (alpha <- 10 worse than alpha <- 1 and alpha <- 0.1)",
+      em, false, check_alpha_init));
+  out.push_back(make_claim(
+      "seednorm.sec.4.3.scalar-alpha", "Sec. 4.3 (line 477) with Table 4",
+      "\"substituting the D-dimensional vector alpha with a scalar leads to a degradation in "
+      "model performance, but it still surpasses the baseline.\"",
+      em, false, check_scalar_alpha));
+  out.push_back(make_claim(
+      "seednorm.sec.4.3.dot-product", "Sec. 4.3 (line 483) with Table 4",
+      "\"the results in Table 4 indicate that using the dot product method offers better "
+      "expressive power and performance.\" (than element-wise x (.) beta)",
+      em, false, check_dot_product));
+  out.push_back(make_claim(
+      "seednorm.app.F.qknorm-per-head", "Appendix F (line 1657) with Table 18",
+      "\"The results indicate that normalization on each attention head yields slightly better "
+      "performance, though the difference is not significant.\" (OLMoE-1.3B-SeeDNorm against "
+      "QKNormAll)",
+      em, false, check_qknorm_per_head));
+  out.push_back(
+      make_claim("seednorm.app.F.multihead", "Appendix F (line 1664) with Table 18",
+                 "\"The application of multihead SeeDNorm does not improve the performance.\" "
+                 "(MultiheadSeeDNorm against SeeDNorm)",
+                 em, false, check_multihead));
+  out.push_back(make_claim(
+      "seednorm.app.F.frac-connection", "Appendix F (line 1785) with Table 18",
+      "\"SeeDNorm can further enhance performance, with the effect being more pronounced in "
+      "downstream tasks.\" (SeeDNorm-FC rows against their Frac-Connection baselines)",
+      em, false, check_frac_connection));
 }
 
 }  // namespace scaleref::audit
