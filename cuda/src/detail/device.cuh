@@ -193,15 +193,10 @@ __device__ inline A warp_reduce(A v, Op op) {
   return v;
 }
 
-template <class A>
-__device__ inline A warp_sum(A v) {
-  return warp_reduce(v, Add{});
-}
-
 // Room group_reduce needs: 32 partial results for each of up to 32 groups per block.
 template <class A>
 struct Scratch {
-  A warp_sums[32][32];
+  A per_warp[32][32];
 };
 
 // op over v of the `group` threads of this threadIdx.y (identity: op's
@@ -213,9 +208,9 @@ __device__ inline A group_reduce(A v, Scratch<A>& s, Op op, A identity) {
   if (blockDim.x <= 32) return v;  // the group is one warp
   const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
   const unsigned warps = blockDim.x >> 5;
-  if (lane == 0) s.warp_sums[threadIdx.y][warp] = v;
+  if (lane == 0) s.per_warp[threadIdx.y][warp] = v;
   __syncthreads();
-  v = lane < warps ? s.warp_sums[threadIdx.y][lane] : identity;
+  v = lane < warps ? s.per_warp[threadIdx.y][lane] : identity;
   v = warp_reduce(v, op);
   __syncthreads();  // the scratch may be written again by the next call
   return v;
