@@ -8,7 +8,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
+#include <map>
 #include <scaleref/audit/args.hpp>
 #include <scaleref/audit/coverage.hpp>
 #include <scaleref/audit/registry.hpp>
@@ -214,6 +216,24 @@ TEST(AuditArgs, ReadsEveryOptionAndStopsAtTheFirstUsageError) {
   EXPECT_EQ(help.error, "");
 }
 
+TEST(AuditArgs, ReadsSeedsReplicatesAndExplain) {
+  const Args a = parse_args({"--seed", "18446744073709551615", "--replicates", "100"});
+  EXPECT_EQ(a.error, "");
+  EXPECT_EQ(a.seed, 18446744073709551615ull);
+  EXPECT_EQ(a.replicates, 100);
+  const Args d = parse_args({});
+  EXPECT_EQ(d.seed, kDefaultSeed);
+  EXPECT_EQ(d.replicates, kDefaultReplicates);
+  for (const char* bad : {"18446744073709551616", "-1", "+3", "1e3", " 7", "0x10", "12a"})
+    EXPECT_NE(parse_args({"--seed", bad}).error, "") << bad;
+  for (const char* bad : {"0", "101", "-2", "3.0"})
+    EXPECT_NE(parse_args({"--replicates", bad}).error, "") << bad;
+  EXPECT_EQ(parse_args({"--explain", "sdd.eq.5", "--seed", "3", "--thorough"}).explain, "sdd.eq.5");
+  EXPECT_NE(parse_args({"--explain", "sdd.eq.5", "--only", "sdd"}).error, "");
+  EXPECT_NE(parse_args({"--explain", "sdd.eq.5", "--json", "x.json"}).error, "");
+  EXPECT_NE(parse_args({"--coverage", "--seed", "3"}).error, "");
+}
+
 TEST(AuditArgs, SelectsTheMatchingClaimsInRegistryOrder) {
   EXPECT_EQ(select_claims(claims(), {}).size(), claims().size());
   for (const Claim* c : select_claims(claims(), {"sdd", "*.eq.5"}))
@@ -225,14 +245,24 @@ TEST(AuditArgs, SelectsTheMatchingClaimsInRegistryOrder) {
   EXPECT_EQ(eq3.front()->id, "sdd.eq.3");
 }
 
+// A claim whose record passes check_record, with `check` as its check.
+Claim test_claim(std::string id, std::function<Verdict(const Context&)> check) {
+  return Claim{.id = std::move(id),
+               .paper = "sdd",
+               .location = "nowhere",
+               .statement = "a test claim",
+               .kind = Kind::exact,
+               .basis = Basis::conformance,
+               .inputs = "none",
+               .formula = "none",
+               .threshold = "none",
+               .check = std::move(check),
+               .source = "proofs_check/src/claims/sdd/test.cpp:1"};
+}
+
 TEST(AuditRegistry, AThrowingCheckIsNotRunAndSetsTheExitStatus) {
-  Claim c{"sdd.eq.test",
-          "sdd",
-          "nowhere",
-          "a check that throws",
-          Kind::exact,
-          false,
-          [](const Context&) -> Verdict { throw std::runtime_error("boom"); }};
+  const Claim c = test_claim("sdd.eq.test",
+                             [](const Context&) -> Verdict { throw std::runtime_error("boom"); });
   const Result r = run_claim(c, Context{});
   EXPECT_EQ(r.verdict.status, Status::not_run);
   EXPECT_EQ(r.verdict.detail, "boom");
@@ -240,30 +270,246 @@ TEST(AuditRegistry, AThrowingCheckIsNotRunAndSetsTheExitStatus) {
 }
 
 TEST(AuditRegistry, OnlyARelied_onFailureSetsTheExitStatus) {
-  auto failing = [](const Context&) { return fails("x", "y"); };
-  Claim paper_slip{"sdd.eq.a", "sdd", "l", "s", Kind::exact, false, failing};
-  Claim relied{"sdd.eq.b", "sdd", "l", "s", Kind::exact, true, failing};
-  EXPECT_EQ(exit_status({run_claim(paper_slip, Context{})}), 0);
+  Claim slip =
+      test_claim("sdd.eq.a", [](const Context&) { return fails(Fault::notation_slip, "x", "y"); });
+  Claim relied = slip;
+  relied.relied_on = true;
+  Claim unsure = test_claim("sdd.eq.c", [](const Context&) { return inconclusive("x", "y"); });
+  unsure.relied_on = true;
+  EXPECT_EQ(exit_status({run_claim(slip, Context{})}), 0);
   EXPECT_EQ(exit_status({run_claim(relied, Context{})}), 1);
+  EXPECT_EQ(exit_status({run_claim(unsure, Context{})}), 0);
 }
 
 TEST(AuditRegistry, AMeasureReportedTwiceIsAnError) {
-  Claim c{"sdd.eq.dup", "sdd", "l", "s", Kind::exact, false, [](const Context&) {
-            return holds("x", "y", {{"a", 1.0}, {"a", 2.0}});
-          }};
+  const Claim c = test_claim("sdd.eq.dup", [](const Context&) {
+    return holds("x", "y", {{"a", 1.0}, {"a", 2.0}});
+  });
   EXPECT_EQ(run_claim(c, Context{}).verdict.status, Status::not_run);
 }
 
+TEST(AuditRegistry, AFaultGoesWithAFailureAndOnlyWithOne) {
+  EXPECT_THROW(fails(Fault::none, "x", "y"), scaleref::Error);
+  const Claim c = test_claim("sdd.eq.fault", [](const Context&) {
+    Verdict v = holds("x", "y");
+    v.fault = Fault::math_error;
+    return v;
+  });
+  const Result r = run_claim(c, Context{});
+  EXPECT_EQ(r.verdict.status, Status::not_run);
+  EXPECT_NE(r.verdict.detail.find("a fault goes with a failure"), std::string::npos);
+}
+
+// ---- seeds, replicates and sizes -----------------------------------------------------
+
+TEST(AuditRuns, AStochasticClaimRunsOnConsecutiveSeedsAndAgreesOrIsInconclusive) {
+  Claim c = test_claim("sdd.eq.seeds", [](const Context& ctx) {
+    return ctx.seed % 2 == 0 ? holds("even", "d") : fails(Fault::math_error, "odd", "d");
+  });
+  c.stochastic = true;
+  Context ctx;
+  ctx.seed = 10;
+  const Result one = run_claim(c, ctx, 1);
+  ASSERT_EQ(one.runs.size(), 1u);
+  EXPECT_EQ(one.verdict.status, Status::holds);
+  const Result three = run_claim(c, ctx, 3);
+  ASSERT_EQ(three.runs.size(), 3u);
+  EXPECT_EQ(three.runs[0].seed, 10u);
+  EXPECT_EQ(three.runs[2].seed, 12u);
+  EXPECT_EQ(three.verdict.status, Status::inconclusive);
+  EXPECT_EQ(three.verdict.figure, "fails: mathematical error 1/3, holds 2/3");
+  EXPECT_NE(three.verdict.detail.find("seed 11: fails: mathematical error, odd"), std::string::npos)
+      << three.verdict.detail;
+  // The same verdict on every seed: the first run's, saying on how many it held.
+  Claim steady = test_claim("sdd.eq.steady", [](const Context&) { return holds("f", "d"); });
+  steady.stochastic = true;
+  const Result agreed = run_claim(steady, ctx, 3);
+  EXPECT_EQ(agreed.verdict.status, Status::holds);
+  EXPECT_EQ(agreed.verdict.detail, "d; the same verdict on 3 runs (seed 10, seed 11, seed 12)");
+  // A claim that is not stochastic runs once, whatever the replicates.
+  Claim fixed_point = c;
+  fixed_point.stochastic = false;
+  EXPECT_EQ(run_claim(fixed_point, ctx, 5).runs.size(), 1u);
+}
+
+TEST(AuditRuns, ASizedClaimUnderThoroughRunsBothSizesAndDisagreementIsInconclusive) {
+  Claim c = test_claim("sdd.eq.sized", [](const Context& ctx) {
+    return ctx.thorough ? holds("long", "d") : fails(Fault::math_error, "short", "d");
+  });
+  c.sized = true;
+  Context ctx;
+  EXPECT_EQ(run_claim(c, ctx).runs.size(), 1u);  // the default run: its own sizes only
+  EXPECT_EQ(run_claim(c, ctx).verdict.status, Status::fails);
+  ctx.thorough = true;
+  const Result r = run_claim(c, ctx);
+  ASSERT_EQ(r.runs.size(), 2u);
+  EXPECT_TRUE(r.runs[0].thorough);
+  EXPECT_FALSE(r.runs[1].thorough);
+  EXPECT_EQ(r.verdict.status, Status::inconclusive);
+  EXPECT_NE(r.verdict.detail.find("changes with the sizes"), std::string::npos);
+  EXPECT_NE(r.verdict.detail.find("--thorough: holds, long"), std::string::npos);
+  c.sized = false;  // a claim without sizes runs once under --thorough too
+  EXPECT_EQ(run_claim(c, ctx).runs.size(), 1u);
+}
+
+// Every stochastic claim draws from the run's seed: the same seed gives the
+// same numbers, another seed other numbers (a claim on a fixed seed of its own
+// would give the same).
+TEST(AuditRuns, EveryStochasticClaimDrawsFromTheSeed) {
+  const auto numbers = [](const Claim& c, std::uint64_t seed) {
+    Context ctx;
+    ctx.seed = seed;
+    const Verdict v = run_claim(c, ctx).verdict;
+    std::vector<double> out;
+    for (const Measure& m : v.measured) out.push_back(m.value);
+    return std::make_pair(out, v.figure + v.detail);
+  };
+  int stochastic = 0;
+  for (const Claim& c : claims()) {
+    if (!c.stochastic) continue;
+    ++stochastic;
+    const auto a = numbers(c, 7), again = numbers(c, 7), other = numbers(c, 8);
+    EXPECT_EQ(a, again) << c.id;
+    EXPECT_NE(a, other) << c.id << " gives the same numbers at seeds 7 and 8";
+  }
+  EXPECT_GT(stochastic, 0);
+}
+
+TEST(AuditRuns, AReconstructedClaimSaysSoInItsVerdict) {
+  Claim c = test_claim("sdd.eq.lost", [](const Context&) { return holds("f", "d"); });
+  c.reconstructed = true;
+  EXPECT_EQ(run_claim(c, Context{}).verdict.detail.rfind("on the project's reconstruction", 0), 0u);
+}
+
+// ---- the claims' records ---------------------------------------------------------------
+
+TEST(AuditRecords, AnIncompleteRecordIsRefused) {
+  const Claim ok = test_claim("sdd.eq.ok", [](const Context&) { return holds("f", "d"); });
+  EXPECT_NO_THROW(check_record(ok));
+  Claim paper = ok;
+  paper.basis = Basis::paper;  // a statement of the paper needs its words
+  EXPECT_THROW(check_record(paper), scaleref::Error);
+  paper.quote = "the words";
+  paper.quote_line = 3;
+  EXPECT_NO_THROW(check_record(paper));
+  Claim reading = paper;
+  reading.basis = Basis::reading;  // and a reading its Reading
+  EXPECT_THROW(check_record(reading), scaleref::Error);
+  const Reading r{"sdd.reading.x", "the notation", "the rule", "the others"};
+  reading.reading = &r;
+  EXPECT_NO_THROW(check_record(reading));
+  const Reading elsewhere{"rescale.reading.x", "the notation", "the rule", "the others"};
+  Claim misfiled = reading;  // another paper's reading
+  misfiled.reading = &elsewhere;
+  EXPECT_THROW(check_record(misfiled), scaleref::Error);
+  Claim lost = paper;
+  lost.reconstructed = true;  // a reconstruction is a reading
+  EXPECT_THROW(check_record(lost), scaleref::Error);
+  for (std::string Claim::*field :
+       {&Claim::inputs, &Claim::formula, &Claim::threshold, &Claim::source}) {
+    Claim empty = ok;
+    empty.*field = "";
+    EXPECT_THROW(check_record(empty), scaleref::Error);
+  }
+}
+
+TEST(AuditRecords, EachNotationIsReadOneWay) {
+  const Reading a{"sdd.reading.a", "the notation", "one rule", "others"};
+  const Reading b{"sdd.reading.b", "the notation", "another rule", "others"};
+  Claim x = test_claim("sdd.eq.x", [](const Context&) { return holds("f", "d"); });
+  Claim y = x;
+  y.id = "sdd.eq.y";
+  x.reading = &a;
+  y.reading = &a;
+  EXPECT_NO_THROW(check_registry({x, y}));
+  y.reading = &b;
+  EXPECT_THROW(check_registry({x, y}), scaleref::Error);
+}
+
+// Every quote stands in its paper's file, beginning on its line; every
+// source names a file of the tree.
+TEST(AuditRecords, QuotesAreVerbatimOnTheirLinesAndSourcesExist) {
+  std::map<std::string, std::string> texts;
+  for (const PaperFile& p : kPaperFiles) {
+    const std::filesystem::path file = std::filesystem::path(SCALEREF_PAPERS_DIR) / p.file;
+    if (!std::filesystem::exists(file)) GTEST_SKIP() << "no paper copies at " << file;
+    texts[p.paper] = read_text(file);
+  }
+  int quoted = 0;
+  for (const Claim& c : claims()) {
+    const std::string file = c.source.substr(0, c.source.rfind(':'));
+    EXPECT_TRUE(std::filesystem::exists(std::filesystem::path(SCALEREF_SOURCE_DIR) / file))
+        << c.id << ": " << c.source;
+    if (c.quote.empty()) continue;
+    ++quoted;
+    EXPECT_TRUE(quote_at(texts.at(c.paper), c.quote_line, c.quote))
+        << c.id << ": line " << c.quote_line << " does not begin \"" << c.quote << "\"";
+  }
+  EXPECT_GT(quoted, 100);
+}
+
+TEST(AuditRecords, QuoteAtNeedsTheWordsToBeginOnTheLine) {
+  const std::string text = "first line\nthe quick brown\n  fox jumps\nover\n";
+  EXPECT_TRUE(quote_at(text, 2, "quick brown fox"));  // across the line break
+  EXPECT_TRUE(quote_at(text, 2, "the   quick\tbrown"));
+  EXPECT_FALSE(quote_at(text, 3, "quick brown fox"));  // begins a line earlier
+  EXPECT_FALSE(quote_at(text, 1, "fox jumps"));        // begins lines later
+  EXPECT_FALSE(quote_at(text, 2, "quick brown dog"));
+  EXPECT_FALSE(quote_at(text, 9, "over"));
+  EXPECT_FALSE(quote_at(text, 2, ""));
+}
+
+// ---- output ------------------------------------------------------------------------
+
 TEST(AuditOutput, JsonWritesNonFiniteNumbersAsStringsAndEscapes) {
-  Claim c{"sdd.eq.json", "sdd", "eq. \"1\"", "a\nb", Kind::exact, false, [](const Context&) {
-            return holds("f", "d", {{"nan", std::nan("")}, {"inf", INFINITY}, {"x", 0.5}});
-          }};
-  const std::string j = json({run_claim(c, Context{})}, false);
+  Claim c = test_claim("sdd.eq.json", [](const Context&) {
+    return holds("f", "d", {{"nan", std::nan("")}, {"inf", INFINITY}, {"x", 0.5}});
+  });
+  c.location = "eq. \"1\"";
+  c.statement = "a\nb";
+  const std::string j = json({run_claim(c, Context{})}, RunInfo{false, 5, 3, "abc"});
   EXPECT_NE(j.find("\"nan\": \"nan\""), std::string::npos) << j;
   EXPECT_NE(j.find("\"inf\": \"inf\""), std::string::npos) << j;
   EXPECT_NE(j.find("\"x\": 0.5"), std::string::npos) << j;
   EXPECT_NE(j.find("eq. \\\"1\\\""), std::string::npos) << j;
   EXPECT_NE(j.find("a\\nb"), std::string::npos) << j;
+  EXPECT_NE(j.find("\"commit\": \"abc\""), std::string::npos) << j;
+  EXPECT_NE(j.find("\"seed\": 5"), std::string::npos) << j;
+  EXPECT_NE(j.find("\"source\": \"proofs_check/src/claims/sdd/test.cpp:1\""), std::string::npos);
+}
+
+TEST(AuditOutput, TheHeadlineTallyCountsTheVerdictsOnThePapersOnly) {
+  Claim own = test_claim("sdd.eq.own", [](const Context&) { return holds("f", "d"); });
+  Claim slip = test_claim("sdd.eq.slip",
+                          [](const Context&) { return fails(Fault::notation_slip, "f", "d"); });
+  slip.basis = Basis::paper;
+  Claim wrong =
+      test_claim("sdd.eq.wrong", [](const Context&) { return fails(Fault::math_error, "f", "d"); });
+  wrong.basis = Basis::paper;
+  const std::vector<Result> rs{run_claim(own, {}), run_claim(slip, {}), run_claim(wrong, {})};
+  const Tally papers = tally(rs, false), ours = tally(rs, true);
+  EXPECT_EQ(papers.claims, 2);
+  EXPECT_EQ(papers.fails, 2);
+  EXPECT_EQ(papers.math_errors, 1);
+  EXPECT_EQ(papers.notation_slips, 1);
+  EXPECT_EQ(ours.claims, 1);
+  EXPECT_EQ(ours.holds, 1);
+  const std::string t = table(rs);
+  EXPECT_NE(t.find("2 claims: 0 hold, 0 hold approximately, 2 fail (1 mathematical error, 1 "
+                   "notation slip), 0 inconclusive, 0 not run"),
+            std::string::npos)
+      << t;
+  EXPECT_LT(t.find("sdd.eq.slip"), t.find("Conformance"));
+  EXPECT_GT(t.find("sdd.eq.own"), t.find("Conformance"));
+}
+
+TEST(AuditOutput, ExplainGivesTheWordsTheRuleTheSourceAndTheRuns) {
+  const Claim& c = claim("sdd.eq.5");
+  const std::string e = explain(run_claim(c, Context{}));
+  for (const std::string& part :
+       {c.quote, std::to_string(c.quote_line), c.inputs, c.formula, c.threshold, c.source,
+        std::string("seed ") + std::to_string(kDefaultSeed), std::string("worst entry")})
+    EXPECT_NE(e.find(part), std::string::npos) << "no '" << part << "' in\n" << e;
 }
 
 // ---- smallinit ----------------------------------------------------------------------
@@ -275,16 +521,22 @@ TEST(AuditSmallinit, Sigma2ValuesAreTruncatedNotRounded) {
   EXPECT_EQ(v.status, Status::holds_approximately) << v.detail;
 }
 
-TEST(AuditSmallinit, EpsSaturationThresholdIsNotPointSix) {
-  // Independently: sigma^2 = 2048^(-2 gamma) equals 1e-5 at
-  // gamma = ln(1e5) / (2 ln 2048) = 0.7549; at gamma = 0.6 the factor is
-  // 1 / sqrt(1 + 1e-5 / 2048^-1.2) = 0.956 of its eps-free value.
+TEST(AuditSmallinit, EpsSaturationThresholdIsPointSixWithinADecadeOfEps) {
+  // Independently: sigma^2 = 2048^(-2 gamma) comes within a decade of 1e-5
+  // (sigma^2 = 1e-4, the reading of "sigma^2 <~ eps") at
+  // gamma = ln(1e4) / (2 ln 2048) = 0.6040, the paper's 0.6; it equals 1e-5 at
+  // gamma = ln(1e5) / (2 ln 2048) = 0.7549 (the strict reading, reported);
+  // at gamma = 0.6 the factor is 1 / sqrt(1 + 1e-5 / 2048^-1.2) = 0.956 of its
+  // eps-free value.
+  const double g_decade = std::log(1e4) / (2 * std::log(2048.0));
+  EXPECT_NEAR(g_decade, 0.6040, 1e-4);
   const double g_star = std::log(1e5) / (2 * std::log(2048.0));
   EXPECT_NEAR(g_star, 0.7549, 1e-4);
   const double at_06 = 1 - 1 / std::sqrt(1 + 1e-5 / std::pow(2048.0, -1.2));
   EXPECT_NEAR(at_06, 0.044, 1e-3);
   const Verdict v = verdict_of("smallinit.claim.eps-saturation");
-  EXPECT_EQ(v.status, Status::fails) << v.detail;
+  EXPECT_EQ(v.status, Status::holds) << v.detail;
+  EXPECT_NEAR(measured(v, "gamma_sigma2_eq_10eps"), g_decade, 1e-12);
   EXPECT_NEAR(measured(v, "gamma_sigma2_eq_eps"), g_star, 1e-12);
   EXPECT_NEAR(measured(v, "departure_at_gamma_0.6"), at_06, 1e-12);
 }
@@ -748,10 +1000,14 @@ TEST(AuditSdd, CountsOfFlopsAndParameters) {
   EXPECT_NEAR(measured(s, "paper_6BSH_over_2BSH2_times_H"), 3.0, 1e-9);
   EXPECT_EQ(verdict_of("sdd.claim.params").status, Status::holds);
   EXPECT_EQ(verdict_of("sdd.claim.overhead-bound").status, Status::holds);
-  // OLMoE-588M-3B: 32 x (4*1024 + 64*(1024 + 1024) + 64) alpha entries.
+  // OLMoE-588M-3B read by sdd.reading.table3 (GQA Groups = key/value heads:
+  // 1, so k and v have one head of 1024/16 = 64 outputs; a gated FFN of
+  // Intermediate Size 512 per expert): alpha entries per block q 1024, k 64,
+  // v 64, o 1024, per expert gate 512, up 512, down 1024, router 64; 32 blocks.
   const auto m = verdict_of("sdd.sec.4-3-params");
   EXPECT_EQ(m.status, Status::holds_approximately) << m.detail;
-  EXPECT_EQ(measured(m, "alpha_params"), 32.0 * (4 * 1024 + 64 * 2048 + 64));
+  EXPECT_EQ(measured(m, "alpha_params"),
+            32.0 * (1024 + 64 + 64 + 1024 + 64 * (512 + 512 + 1024) + 64));
 }
 
 TEST(AuditSdd, OutputDoesNotDependOnVsInitStd) {
@@ -769,10 +1025,15 @@ TEST(AuditSdd, TableNumbersRecomputed) {
   // HellaSwag: second best is PostNorm-1B 57.78, so the gain is 1.87, not 2.67.
   const auto g = verdict_of("sdd.sec.4-2-gains");
   EXPECT_EQ(g.status, Status::fails) << g.detail;
+  // Both gains are SDD-1B's over OLMo2-1B: a mislabelled comparison.
+  EXPECT_EQ(g.fault, Fault::notation_slip) << g.detail;
   EXPECT_NEAR(measured(g, "hellaswag_gain"), 59.65 - 57.78, 1e-9);
   EXPECT_NEAR(measured(g, "arc_c_gain"), 37.57 - 34.11, 1e-9);
-  // Winogrande: Mix-LN 59.10 > SDD-1B 59.06.
-  EXPECT_EQ(verdict_of("sdd.sec.4-2-outperforms").status, Status::fails);
+  // "Consistently outperforms" under the one reading of such sentences
+  // (kOutperformsReading): the Avg. column decides, 54.04 against the next
+  // best 52.03; the every-column reading, reported beside, does not hold
+  // (Winogrande: Mix-LN 59.10 > SDD-1B 59.06).
+  EXPECT_EQ(verdict_of("sdd.sec.4-2-outperforms").status, Status::holds);
   EXPECT_EQ(verdict_of("sdd.table.2-lower-loss").status, Status::holds);
 }
 

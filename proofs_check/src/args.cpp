@@ -1,7 +1,29 @@
+#include <cstdint>
+#include <limits>
 #include <scaleref/audit/args.hpp>
 #include <scaleref/audit/registry.hpp>
+#include <string>
 
 namespace scaleref::audit {
+
+namespace {
+
+// A whole number in [0, max] written in decimal digits only: no sign, no
+// space, no exponent, no overflow.
+bool read_count(const std::string& text, std::uint64_t max, std::uint64_t& out) {
+  if (text.empty() || text.size() > 20) return false;
+  std::uint64_t v = 0;
+  for (const char ch : text) {
+    if (ch < '0' || ch > '9') return false;
+    const auto digit = static_cast<std::uint64_t>(ch - '0');
+    if (v > (max - digit) / 10) return false;
+    v = v * 10 + digit;
+  }
+  out = v;
+  return true;
+}
+
+}  // namespace
 
 Args parse_args(const std::vector<std::string>& args) {
   Args out;
@@ -15,16 +37,38 @@ Args parse_args(const std::vector<std::string>& args) {
       out.coverage = true;
     } else if (a == "--quiet") {
       out.quiet = true;
-    } else if (a == "--only" || a == "--json") {
+    } else if (a == "--only" || a == "--json" || a == "--explain" || a == "--seed" ||
+               a == "--replicates") {
       if (i + 1 >= args.size()) {
         out.error = a + " expects a value";
         return out;
       }
-      if (args[i + 1].empty()) {
+      const std::string& v = args[++i];
+      if (v.empty()) {
         out.error = a + " expects a non-empty value";
         return out;
       }
-      (a == "--only" ? out.only.emplace_back() : out.json_path) = args[++i];
+      std::uint64_t n = 0;
+      if (a == "--only") {
+        out.only.push_back(v);
+      } else if (a == "--json") {
+        out.json_path = v;
+      } else if (a == "--explain") {
+        out.explain = v;
+      } else if (a == "--seed") {
+        if (!read_count(v, std::numeric_limits<std::uint64_t>::max(), n)) {
+          out.error = "--seed expects a whole number from 0 to 2^64 - 1, got '" + v + "'";
+          return out;
+        }
+        out.seed = n;
+      } else {
+        if (!read_count(v, kMaxReplicates, n) || n == 0) {
+          out.error = "--replicates expects a whole number from 1 to " +
+                      std::to_string(kMaxReplicates) + ", got '" + v + "'";
+          return out;
+        }
+        out.replicates = static_cast<int>(n);
+      }
     } else if (a == "--help" || a == "-h") {
       out.help = true;
       return out;
@@ -33,8 +77,12 @@ Args parse_args(const std::vector<std::string>& args) {
       return out;
     }
   }
-  if (out.coverage && (out.thorough || out.list || !out.only.empty() || !out.json_path.empty()))
+  if (out.coverage &&
+      (out.thorough || out.list || !out.only.empty() || !out.json_path.empty() ||
+       !out.explain.empty() || out.seed != kDefaultSeed || out.replicates != kDefaultReplicates))
     out.error = "--coverage runs no claim and takes no other option";
+  else if (!out.explain.empty() && (out.list || !out.only.empty() || !out.json_path.empty()))
+    out.error = "--explain runs one claim: it takes --seed, --replicates and --thorough only";
   return out;
 }
 

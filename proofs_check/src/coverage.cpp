@@ -6,6 +6,8 @@
 #include <scaleref/error.hpp>
 #include <set>
 #include <sstream>
+#include <string>
+#include <string_view>
 
 namespace scaleref::audit {
 
@@ -123,6 +125,39 @@ std::vector<int> tagged_equations(const std::string& text) {
     if (n >= 0 && end < text.size() && text[end] == '}') found.insert(n);
   }
   return {found.begin(), found.end()};
+}
+
+bool quote_at(const std::string& text, long line, const std::string& quote) {
+  const auto space = [](char ch) {
+    return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\f' || ch == '\v';
+  };
+  // Collapses runs of whitespace to one space and trims both ends.
+  const auto collapse = [&](std::string_view s) {
+    std::string out;
+    for (const char ch : s) {
+      if (!space(ch))
+        out += ch;
+      else if (!out.empty() && out.back() != ' ')
+        out += ' ';
+    }
+    if (!out.empty() && out.back() == ' ') out.pop_back();
+    return out;
+  };
+  if (line < 1) return false;
+  std::size_t begin = 0;  // the start of line `line`
+  for (long l = 1; l < line; ++l) {
+    begin = text.find('\n', begin);
+    if (begin == std::string::npos) return false;
+    ++begin;
+  }
+  const std::size_t end = std::min(text.find('\n', begin), text.size());
+  const std::string first = collapse(std::string_view(text).substr(begin, end - begin));
+  const std::string rest = collapse(std::string_view(text).substr(begin));
+  const std::string q = collapse(quote);
+  if (q.empty() || first.empty()) return false;
+  // The earliest place the quote stands must begin on the line itself.
+  const std::size_t at = rest.find(q);
+  return at != std::string::npos && at < first.size();
 }
 
 std::string coverage_table(const std::string& paper, const std::vector<CoverageRow>& rows) {

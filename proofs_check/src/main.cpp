@@ -18,22 +18,39 @@
 namespace {
 
 constexpr const char* kUsage =
-    "usage: proofs_check [--thorough] [--only PATTERN]... [--list] [--coverage] [--json FILE] "
-    "[--quiet]\n";
+    "usage: proofs_check [--thorough] [--seed N] [--replicates K] [--only PATTERN]... [--list]\n"
+    "                    [--json FILE] [--quiet]\n"
+    "       proofs_check --explain ID [--thorough] [--seed N] [--replicates K]\n"
+    "       proofs_check --coverage\n";
 
 constexpr const char* kHelp =
     "\n"
     "The paper audit: runs the check of every claim of the five papers and prints\n"
-    "its verdict (holds, holds approximately, fails, not run) with the figure it\n"
-    "measured and a one-line detail.\n"
+    "its verdict with the figure it measured and a one-line detail: holds, holds\n"
+    "approximately, fails (a mathematical error or a notation slip), inconclusive\n"
+    "(the verdict changed with the seed or the sizes) or not run. The verdicts on\n"
+    "the papers (basis paper or reading) come first, with their tally; the\n"
+    "conformance checks of scaleref's own code follow, apart.\n"
     "\n"
     "  --only PATTERN  run only the claims PATTERN names (repeatable): a whole id\n"
     "                  (sdd.eq.3: eq. 3 alone), its leading parts (sdd.eq: sdd's\n"
     "                  equations; seednorm: one paper), or a glob over the whole id,\n"
     "                  '*' any run of characters (*.31, 'seednorm.eq.2*')\n"
-    "  --thorough      also the slow sweeps (longer runs, larger sizes)\n"
-    "  --list          print the chosen claims (id, kind, location, statement)\n"
-    "                  without running them\n"
+    "  --thorough      also the slow sweeps (longer runs, larger sizes); a claim\n"
+    "                  whose check has both sizes runs both, and is inconclusive\n"
+    "                  when their verdicts differ\n"
+    "  --seed N        the seed every random draw derives from (default 20261122,\n"
+    "                  0 to 2^64 - 1)\n"
+    "  --replicates K  run each stochastic claim on K seeds, N to N + K - 1\n"
+    "                  (default 3, at most 100); a verdict that changes with the\n"
+    "                  seed is inconclusive\n"
+    "  --explain ID    run one claim (its whole id) and print how its verdict was\n"
+    "                  computed: the paper's words and line, the reading, the\n"
+    "                  inputs and sizes, the seeds, the formula as coded, the\n"
+    "                  threshold, the check's source, every measured number and\n"
+    "                  the worst entry of a gradient comparison\n"
+    "  --list          print the chosen claims (id, kind, basis, location,\n"
+    "                  statement) without running them\n"
     "  --coverage      print each paper's coverage manifest (proofs_check/coverage/):\n"
     "                  every numbered equation, theorem, algorithm and table and the\n"
     "                  quantitative statements, with the claims that check each or\n"
@@ -84,6 +101,7 @@ int main(int argc, char** argv) {
   }
   Context ctx;
   ctx.thorough = args.thorough;
+  ctx.seed = args.seed;
   std::vector<Claim> claims;
   try {
     claims = all_claims();
@@ -91,12 +109,21 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "proofs_check: %s\n", e.what());
     return 1;
   }
+  if (!args.explain.empty()) {
+    for (const Claim& c : claims)
+      if (c.id == args.explain) {
+        const Result r = run_claim(c, ctx, args.replicates);
+        std::cout << explain(r);
+        return exit_status({r});
+      }
+    return usage(("no claim has the id '" + args.explain + "' (--list prints them)").c_str());
+  }
   const std::vector<const Claim*> chosen = select_claims(claims, args.only);
   if (chosen.empty()) return usage("no claim matches --only");
   if (args.list) {
     for (const Claim* c : chosen)
-      std::printf("%-44s %-16s %-28s %s\n", c->id.c_str(), kind_name(c->kind), c->location.c_str(),
-                  c->statement.c_str());
+      std::printf("%-44s %-16s %-11s %-28s %s\n", c->id.c_str(), kind_name(c->kind),
+                  basis_name(c->basis), c->location.c_str(), c->statement.c_str());
     return 0;
   }
   std::vector<Result> results;
@@ -108,12 +135,13 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "    %s: %s\n", c.id.c_str(), msg.c_str());
       };
     }
-    results.push_back(run_claim(c, ctx));
+    results.push_back(run_claim(c, ctx, args.replicates));
   }
   std::cout << table(results);
   if (!args.json_path.empty()) {
     try {  // whole or not at all: a full disk leaves no truncated JSON
-      scaleref::io::write_file_atomically(args.json_path, json(results, ctx.thorough));
+      const RunInfo info{ctx.thorough, ctx.seed, args.replicates, build_commit()};
+      scaleref::io::write_file_atomically(args.json_path, json(results, info));
     } catch (const scaleref::Error& e) {
       std::fprintf(stderr, "proofs_check: %s\n", e.what());
       return 1;

@@ -1,7 +1,10 @@
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <exception>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <scaleref/audit/registry.hpp>
 #include <scaleref/error.hpp>
@@ -30,6 +33,32 @@ bool well_formed_id(const std::string& id) {
   return kind_end + 1 < id.size() && run(kind_end + 1, name) == id.size();
 }
 
+void check_record(const Claim& c) {
+  const auto need = [&](bool ok, const char* what) {
+    require(ok, "audit::check_record", "claim '", c.id, "' ", what);
+  };
+  if (c.basis != Basis::conformance) {
+    need(c.quote_line > 0 && !c.quote.empty(),
+         "needs the paper's words it rests on: a quote and its line");
+  }
+  need(c.basis != Basis::reading || c.reading != nullptr, "is a reading but names no Reading");
+  need(!c.reconstructed || c.basis == Basis::reading,
+       "is reconstructed, so its basis must be reading");
+  need(!c.inputs.empty(), "has no inputs");
+  need(!c.formula.empty(), "has no formula");
+  need(!c.threshold.empty(), "has no threshold");
+  need(static_cast<bool>(c.check), "has no check");
+  need(!c.source.empty(), "has no source (register it through a Registrar)");
+  if (c.reading) {
+    need(!c.reading->id.empty() && !c.reading->notation.empty() && !c.reading->rule.empty() &&
+             !c.reading->alternatives.empty(),
+         "names a Reading without its id, notation, rule or alternatives");
+    const std::string& id = c.reading->id;
+    need(id.rfind(c.paper + ".reading.", 0) == 0 || id.rfind("shared.reading.", 0) == 0,
+         "names a Reading whose id is not <paper>.reading.<name> or shared.reading.<name>");
+  }
+}
+
 std::vector<Claim> all_claims() {
   std::vector<Claim> out;
   add_sdd_claims(out);
@@ -37,16 +66,27 @@ std::vector<Claim> all_claims() {
   add_scalevec_claims(out);
   add_rescale_claims(out);
   add_smallinit_claims(out);
+  check_registry(out);
+  return out;
+}
+
+void check_registry(const std::vector<Claim>& out) {
   std::set<std::string> seen;
+  std::map<std::string, const Reading*> readings;  // by notation: one reading each
   for (const Claim& c : out) {
     require(well_formed_id(c.id), "audit::all_claims",
             "expected an id <paper>.<eq|thm|prop|claim|...>.<name>, got '", c.id, "'");
     require(c.id.rfind(c.paper + ".", 0) == 0, "audit::all_claims", "claim '", c.id,
             "' does not start with its paper '", c.paper, "'");
     require(seen.insert(c.id).second, "audit::all_claims", "duplicate claim id '", c.id, "'");
-    require(static_cast<bool>(c.check), "audit::all_claims", "claim '", c.id, "' has no check");
+    check_record(c);
+    if (c.reading) {
+      const auto [at, fresh] = readings.emplace(c.reading->notation, c.reading);
+      require(fresh || at->second == c.reading, "audit::all_claims", "claim '", c.id,
+              "' reads the notation '", c.reading->notation, "' by '", c.reading->id,
+              "', another claim by '", at->second->id, "': one reading per notation");
+    }
   }
-  return out;
 }
 
 bool matches(const std::string& id, const std::string& pattern) {
@@ -77,20 +117,91 @@ bool matches(const std::string& id, const std::string& pattern) {
   return p == pattern.size();
 }
 
-Result run_claim(const Claim& c, const Context& ctx) {
+namespace {
+
+Verdict run_once(const Claim& c, const Context& ctx) {
+  try {
+    Verdict v = c.check(ctx);
+    std::set<std::string> names;
+    for (const Measure& m : v.measured)
+      require(names.insert(m.name).second, "audit::run_claim", "claim '", c.id,
+              "' reports the measure '", m.name, "' twice");
+    require((v.status == Status::fails) == (v.fault != Fault::none), "audit::run_claim", "claim '",
+            c.id, "': a fault goes with a failure, and only with one");
+    return v;
+  } catch (const std::exception& e) {
+    return Verdict{Status::not_run, Fault::none, "error", e.what(), {}, {}};
+  }
+}
+
+std::string verdict_label(const Verdict& v) {
+  std::string s = status_name(v.status);
+  if (v.status == Status::fails) (s += ": ") += fault_name(v.fault);
+  return s;
+}
+
+std::string run_label(const Run& r) {
+  std::string s = "seed " + std::to_string(r.seed);
+  if (r.thorough) s += " --thorough";
+  return s;
+}
+
+}  // namespace
+
+Result run_claim(const Claim& c, const Context& ctx, int replicates) {
+  require(replicates >= 1, "audit::run_claim", "replicates must be at least 1, got ", replicates);
   Result r;
   r.claim = &c;
   const auto t0 = std::chrono::steady_clock::now();
-  try {
-    r.verdict = c.check(ctx);
-    std::set<std::string> names;
-    for (const Measure& m : r.verdict.measured)
-      require(names.insert(m.name).second, "audit::run_claim", "claim '", c.id,
-              "' reports the measure '", m.name, "' twice");
-  } catch (const std::exception& e) {
-    r.verdict = Verdict{Status::not_run, "error", e.what(), {}};
+  const int seeds = c.stochastic ? replicates : 1;
+  std::vector<bool> sizes{ctx.thorough};
+  if (ctx.thorough && c.sized) sizes.push_back(false);  // the default sizes beside
+  for (const bool thorough : sizes) {
+    for (int k = 0; k < seeds; ++k) {
+      Context at = ctx;
+      at.thorough = thorough;
+      at.seed = ctx.seed + static_cast<std::uint64_t>(k);
+      r.runs.push_back({at.seed, thorough, run_once(c, at)});
+    }
   }
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+  const Verdict& first = r.runs.front().verdict;
+  const auto same = [&](const Run& x) {
+    return x.verdict.status == first.status && x.verdict.fault == first.fault;
+  };
+  const auto failed = std::find_if(r.runs.begin(), r.runs.end(), [](const Run& x) {
+    return x.verdict.status == Status::not_run;
+  });
+  if (failed != r.runs.end()) {
+    r.verdict = failed->verdict;
+    if (r.runs.size() > 1) r.verdict.detail = run_label(*failed) + ": " + r.verdict.detail;
+  } else if (std::all_of(r.runs.begin(), r.runs.end(), same)) {
+    r.verdict = first;
+    if (r.runs.size() > 1) {
+      std::string on = std::to_string(r.runs.size()) + " runs (";
+      for (std::size_t i = 0; i < r.runs.size(); ++i) (on += i ? ", " : "") += run_label(r.runs[i]);
+      r.verdict.detail += "; the same verdict on " + on + ")";
+    }
+  } else {
+    std::map<std::string, int> count;
+    for (const Run& x : r.runs) ++count[verdict_label(x.verdict)];
+    std::string figure, detail = "the verdict changes with the ";
+    detail += (c.stochastic && seeds > 1) ? "seed" : "sizes";
+    if (c.stochastic && seeds > 1 && sizes.size() > 1) detail += " and the sizes";
+    for (const auto& [label, n] : count)
+      (figure += figure.empty() ? "" : ", ") +=
+          label + " " + std::to_string(n) + "/" + std::to_string(r.runs.size());
+    for (const Run& x : r.runs)
+      detail += "; " + run_label(x) + ": " + verdict_label(x.verdict) + ", " + x.verdict.figure;
+    detail += "; at " + run_label(r.runs.front()) + ": " + first.detail;
+    r.verdict = inconclusive(figure, detail, first.measured);
+    r.verdict.worst_entry = first.worst_entry;
+  }
+  if (c.reconstructed)
+    r.verdict.detail =
+        "on the project's reconstruction of a statement lost from the paper's copy: " +
+        r.verdict.detail;
   return r;
 }
 
@@ -100,6 +211,43 @@ int exit_status(const std::vector<Result>& results) {
     if (r.verdict.status == Status::fails && r.claim->relied_on) return 1;
   }
   return 0;
+}
+
+Tally tally(const std::vector<Result>& results, bool conformance) {
+  Tally t;
+  for (const Result& r : results) {
+    if ((r.claim->basis == Basis::conformance) != conformance) continue;
+    ++t.claims;
+    switch (r.verdict.status) {
+      case Status::holds:
+        ++t.holds;
+        break;
+      case Status::holds_approximately:
+        ++t.holds_approximately;
+        break;
+      case Status::fails:
+        ++t.fails;
+        ++(r.verdict.fault == Fault::notation_slip ? t.notation_slips : t.math_errors);
+        break;
+      case Status::inconclusive:
+        ++t.inconclusive;
+        break;
+      case Status::not_run:
+        ++t.not_run;
+        break;
+    }
+  }
+  return t;
+}
+
+std::string Tally::str() const {
+  std::ostringstream os;
+  os << claims << " claims: " << holds << " hold, " << holds_approximately
+     << " hold approximately, " << fails << " fail (" << math_errors << " mathematical error"
+     << (math_errors == 1 ? "" : "s") << ", " << notation_slips << " notation slip"
+     << (notation_slips == 1 ? "" : "s") << "), " << inconclusive << " inconclusive, " << not_run
+     << " not run";
+  return os.str();
 }
 
 namespace {
@@ -124,48 +272,137 @@ std::string table(const std::vector<Result>& results) {
   std::size_t w_id = 2, w_status = 7, w_fig = 6;
   for (const Result& r : results) {
     w_id = std::max(w_id, r.claim->id.size());
-    w_status = std::max(w_status, std::string(status_name(r.verdict.status)).size());
+    w_status = std::max(w_status, verdict_label(r.verdict).size());
     w_fig = std::max(w_fig, r.verdict.figure.size());
   }
   std::ostringstream os;
-  os << pad("id", w_id) << "  " << pad("verdict", w_status) << "  " << pad("figure", w_fig)
-     << "  detail\n";
-  os << std::string(w_id + w_status + w_fig + 14, '-') << "\n";
-  int counts[4] = {0, 0, 0, 0};
-  for (const Result& r : results) {
-    ++counts[static_cast<int>(r.verdict.status)];
-    os << pad(r.claim->id, w_id) << "  " << pad(status_name(r.verdict.status), w_status) << "  "
-       << pad(r.verdict.figure, w_fig) << "  " << r.verdict.detail << "\n";
-  }
-  os << "\n"
-     << results.size() << " claims: " << counts[0] << " hold, " << counts[1]
-     << " hold approximately, " << counts[2] << " fail, " << counts[3] << " not run\n";
+  const auto section = [&](bool conformance, const char* title) {
+    const Tally t = tally(results, conformance);
+    if (t.claims == 0) return;
+    os << title << "\n\n"
+       << pad("id", w_id) << "  " << pad("verdict", w_status) << "  " << pad("figure", w_fig)
+       << "  detail\n"
+       << std::string(w_id + w_status + w_fig + 14, '-') << "\n";
+    for (const Result& r : results) {
+      if ((r.claim->basis == Basis::conformance) != conformance) continue;
+      os << pad(r.claim->id, w_id) << "  " << pad(verdict_label(r.verdict), w_status) << "  "
+         << pad(r.verdict.figure, w_fig) << "  " << r.verdict.detail << "\n";
+    }
+    os << "\n" << t.str() << "\n\n";
+  };
+  section(false, "Verdicts on the papers (basis paper or reading)");
+  section(true,
+          "Conformance: scaleref's code against its own definitions (not verdicts on the "
+          "papers, not in their tally)");
   return os.str();
 }
 
-std::string json(const std::vector<Result>& results, bool thorough) {
+namespace {
+
+nlohmann::ordered_json tally_json(const Tally& t) {
+  return {{"claims", t.claims},
+          {"holds", t.holds},
+          {"holds_approximately", t.holds_approximately},
+          {"fails", t.fails},
+          {"mathematical_errors", t.math_errors},
+          {"notation_slips", t.notation_slips},
+          {"inconclusive", t.inconclusive},
+          {"not_run", t.not_run}};
+}
+
+}  // namespace
+
+std::string json(const std::vector<Result>& results, const RunInfo& info) {
   using nlohmann::ordered_json;  // keys in the order written, as the schema lists them
   ordered_json claims = ordered_json::array();
   for (const Result& r : results) {
     const Claim& c = *r.claim;
     ordered_json measured = ordered_json::object();
     for (const Measure& m : r.verdict.measured) measured[m.name] = number(m.value);
+    ordered_json reading = nullptr;
+    if (c.reading)
+      reading = {{"id", c.reading->id},
+                 {"notation", c.reading->notation},
+                 {"rule", c.reading->rule},
+                 {"alternatives", c.reading->alternatives}};
+    ordered_json runs = ordered_json::array();
+    for (const Run& x : r.runs)
+      runs.push_back({{"seed", x.seed},
+                      {"thorough", x.thorough},
+                      {"verdict", status_name(x.verdict.status)},
+                      {"fault", fault_name(x.verdict.fault)},
+                      {"figure", x.verdict.figure}});
     claims.push_back({{"id", c.id},
                       {"paper", c.paper},
                       {"location", c.location},
                       {"statement", c.statement},
                       {"kind", kind_name(c.kind)},
                       {"relied_on", c.relied_on},
+                      {"basis", basis_name(c.basis)},
+                      {"quote", c.quote},
+                      {"quote_line", c.quote_line},
+                      {"reading", std::move(reading)},
+                      {"reconstructed", c.reconstructed},
+                      {"stochastic", c.stochastic},
+                      {"sized", c.sized},
+                      {"inputs", c.inputs},
+                      {"formula", c.formula},
+                      {"threshold", c.threshold},
+                      {"source", c.source},
                       {"verdict", status_name(r.verdict.status)},
+                      {"fault", fault_name(r.verdict.fault)},
                       {"figure", r.verdict.figure},
                       {"detail", r.verdict.detail},
                       {"measured", std::move(measured)},
+                      {"worst_entry", r.verdict.worst_entry},
+                      {"runs", std::move(runs)},
                       {"seconds", number(r.seconds)}});
   }
-  const ordered_json doc = {
-      {"schema", "scaleref-audit/1"}, {"thorough", thorough}, {"claims", std::move(claims)}};
+  const ordered_json doc = {{"schema", "scaleref-audit/2"},
+                            {"commit", info.commit},
+                            {"thorough", info.thorough},
+                            {"seed", info.seed},
+                            {"replicates", info.replicates},
+                            {"tally",
+                             {{"papers", tally_json(tally(results, false))},
+                              {"conformance", tally_json(tally(results, true))}}},
+                            {"claims", std::move(claims)}};
   // Invalid UTF-8 in a message becomes U+FFFD instead of failing the whole document.
   return doc.dump(2, ' ', false, ordered_json::error_handler_t::replace) + "\n";
+}
+
+std::string explain(const Result& r) {
+  const Claim& c = *r.claim;
+  std::ostringstream os;
+  os << c.id << ": " << c.statement << "\n"
+     << "  where            " << c.location << " (" << kind_name(c.kind)
+     << (c.relied_on ? "; scaleref relies on it" : "") << ")\n"
+     << "  basis            " << basis_name(c.basis)
+     << (c.reconstructed ? " (reconstructed: the statement is lost from the paper's copy)" : "")
+     << "\n";
+  if (c.quote_line > 0) os << "  quote, line " << c.quote_line << "  \"" << c.quote << "\"\n";
+  if (c.reading)
+    os << "  reading          " << c.reading->id << ": " << c.reading->notation << "\n"
+       << "    rule           " << c.reading->rule << "\n"
+       << "    alternatives   " << c.reading->alternatives << "\n";
+  os << "  inputs, sizes    " << c.inputs << "\n"
+     << "  formula as coded " << c.formula << "\n"
+     << "  threshold        " << c.threshold << "\n"
+     << "  check            " << c.source << "\n"
+     << "  runs             ";
+  for (std::size_t i = 0; i < r.runs.size(); ++i)
+    os << (i ? "\n                   " : "") << run_label(r.runs[i]) << ": "
+       << verdict_label(r.runs[i].verdict) << ", " << r.runs[i].verdict.figure;
+  os << "\n  verdict          " << verdict_label(r.verdict) << ", " << r.verdict.figure << "\n"
+     << "  detail           " << r.verdict.detail << "\n";
+  for (const Measure& m : r.verdict.measured) {
+    char value[64];
+    std::snprintf(value, sizeof value, "%.17g", m.value);
+    os << "  measured         " << m.name << " = " << value << "\n";
+  }
+  if (!r.verdict.worst_entry.empty()) os << "  worst entry      " << r.verdict.worst_entry << "\n";
+  os << "  seconds          " << fixed(r.seconds, 3) << "\n";
+  return os.str();
 }
 
 }  // namespace scaleref::audit

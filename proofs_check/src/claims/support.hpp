@@ -1,6 +1,7 @@
-// Tools the claims share: Gaussian samples (the project's Gaussian
-// initializer), log-log slope fits (scaleref/fit.hpp), and the 50-digit
-// analytic-vs-finite-difference verdict for exact formulas.
+// Tools the claims share: the Registrar every paper registers its claims
+// through, Gaussian samples (the project's Gaussian initializer), log-log
+// slope fits (scaleref/fit.hpp), and the 50-digit analytic-vs-finite-
+// difference verdict for exact formulas.
 #pragma once
 
 #include <cmath>
@@ -10,30 +11,76 @@
 #include <scaleref/init/initializers.hpp>
 #include <scaleref/types.hpp>
 #include <scaleref/verify/gradcheck.hpp>
+#include <source_location>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace scaleref::audit {
 
-// Every claim draws from its own tensor ids under this seed, so a verdict is
-// a pure function of the code.
-inline constexpr std::uint64_t kAuditSeed = 20261122;
+// One paper's claims, each added next to its check:
+//
+//   void add_sdd_gradient_claims(Registrar& r) {
+//     r.add({.id = "sdd.eq.5", .location = "eq. 5", .statement = "...", ...,
+//            .check = check_eq5});
+//   }
+//
+// add() sets the claim's paper and its source (the file and line of the add()
+// call); all_claims() (registry.cpp) then checks every claim's fields.
+class Registrar {
+ public:
+  Registrar(std::vector<Claim>& out, std::string paper) : out_(out), paper_(std::move(paper)) {}
+
+  void add(Claim c, std::source_location where = std::source_location::current()) {
+    c.paper = paper_;
+    c.source = relative_source(where.file_name()) + ":" + std::to_string(where.line());
+    out_.push_back(std::move(c));
+  }
+
+ private:
+  // The path from proofs_check/ on ("proofs_check/src/claims/sdd/gradients.cpp"),
+  // not the build machine's absolute path.
+  static std::string relative_source(const std::string& file) {
+    const std::size_t at = file.rfind("proofs_check/");
+    return at == std::string::npos ? file : file.substr(at);
+  }
+
+  std::vector<Claim>& out_;
+  std::string paper_;
+};
+
+// The one reading of a sentence that summarizes a table, in all five papers.
+inline const Reading kOutperformsReading{
+    "shared.reading.outperforms",
+    "\"X outperforms / is better than / is superior to Y\", \"consistently\", \"best on N of M\" "
+    "said of a table",
+    "X strictly better than Y in every row the sentence compares, on the table's main metric: the "
+    "column the sentence names; else the table's summary column (Avg., Mean) where it has one; "
+    "else its loss or perplexity (language models) or top-1 accuracy (vision). A tie is not "
+    "better. \"Consistently\" means every row compared. The every-column reading is computed and "
+    "reported beside the verdict; it does not decide it",
+    "every column as the decider (rejected: the sentences summarize, and most tables have columns "
+    "where no method is best; the figure still reports it); \"never worse\", ties allowed "
+    "(rejected: outperforming is being better)"};
 
 // [rows, cols] with entries std * N(0, 1) (std > 0): the Gaussian initializer
-// on the stream (kAuditSeed, tensor), element (i, j) at index i * cols + j.
+// on the stream (seed, tensor), element (i, j) at index i * cols + j. Every
+// claim draws from its own tensor ids under the run's seed (Context::seed), so
+// a verdict is a pure function of the code and the seed.
 template <class S = double>
-Mat<S> gaussian(long rows, long cols, double std, std::uint32_t tensor) {
-  return init::draw<S>({rows, cols, init::Role::embedding}, 0, init::Gaussian{std},
-                       {kAuditSeed, tensor});
+Mat<S> gaussian(std::uint64_t seed, long rows, long cols, double std, std::uint32_t tensor) {
+  return init::draw<S>({rows, cols, init::Role::embedding}, 0, init::Gaussian{std}, {seed, tensor});
 }
 
 // The verdict on a formula stated as exact, from the 50-digit analytic-vs-FD
 // comparison (verify::check with fd-50 only): holds when the worst normwise
 // error is below 1e-20 (the verifier's 50-digit tolerance: its own FD error
 // is ~1e-35 times the conditioning), fails otherwise with the error measured,
-// which is then the formula's true distance from the function.
+// which is then the formula's true distance from the function: a
+// mathematical error unless the caller knows the slip (`fault`). The worst
+// entry goes into the verdict for --explain.
 inline Verdict exact_by_fd50(const verify::Problem& p, const verify::Inputs<double>& x,
-                             const std::string& regime) {
+                             const std::string& regime, Fault fault = Fault::math_error) {
   verify::Options o;
   o.fd_double = false;
   o.transpose = false;
@@ -41,8 +88,21 @@ inline Verdict exact_by_fd50(const verify::Problem& p, const verify::Inputs<doub
   const verify::Report r = verify::check(p, x, o);
   const double err = r.worst_normwise_err("fd-50");
   std::vector<Measure> m{{"normwise_err_50", err}};
-  if (err <= 1e-20) return holds("err " + sci(err), regime + ", 50-digit FD", m);
-  return fails("err " + sci(err), regime + ": the formula is off by " + sci(err) + " normwise", m);
+  Verdict v = err <= 1e-20 ? holds("err " + sci(err), regime + ", 50-digit FD", m)
+                           : fails(fault, "err " + sci(err),
+                                   regime + ": the formula is off by " + sci(err) + " normwise", m);
+  const verify::CheckResult* worst = nullptr;
+  for (const verify::CheckResult& c : r.checks)
+    if (c.check == "fd-50" && c.worst && c.scale > 0 &&
+        (!worst || c.cmp.max_abs_err / c.scale > worst->cmp.max_abs_err / worst->scale))
+      worst = &c;
+  if (worst) {
+    const verify::Entry& e = *worst->worst;
+    v.worst_entry = "d " + e.output + " / d " + e.input + "[" + std::to_string(e.input_row) + "," +
+                    std::to_string(e.input_col) + "]: analytic " + e.analytic + ", fd-50 " + e.fd +
+                    " (abs err " + sci(e.abs_err) + ", step " + sci(e.step) + ")";
+  }
+  return v;
 }
 
 }  // namespace scaleref::audit

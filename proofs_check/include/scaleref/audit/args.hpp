@@ -2,21 +2,29 @@
 // from running it, so that a test or a fuzz target can feed it any arguments.
 #pragma once
 
+#include <cstdint>
 #include <scaleref/audit/claim.hpp>
 #include <string>
 #include <vector>
 
 namespace scaleref::audit {
 
+// Seeds a stochastic claim runs on without --replicates.
+inline constexpr int kDefaultReplicates = 3;
+inline constexpr int kMaxReplicates = 100;
+
 struct Args {
-  bool thorough = false;          // --thorough
-  bool list = false;              // --list
-  bool coverage = false;          // --coverage
-  bool quiet = false;             // --quiet
-  bool help = false;              // --help or -h: print the usage and exit 0
-  std::vector<std::string> only;  // --only PATTERN, each
-  std::string json_path;          // --json FILE
-  std::string error;              // a usage error ("unknown argument '-x'"), or ""
+  bool thorough = false;                // --thorough
+  bool list = false;                    // --list
+  bool coverage = false;                // --coverage
+  bool quiet = false;                   // --quiet
+  bool help = false;                    // --help or -h: print the usage and exit 0
+  std::vector<std::string> only;        // --only PATTERN, each
+  std::string json_path;                // --json FILE
+  std::string explain;                  // --explain ID: one claim, whole id
+  std::uint64_t seed = kDefaultSeed;    // --seed N
+  int replicates = kDefaultReplicates;  // --replicates K
+  std::string error;                    // a usage error ("unknown argument '-x'"), or ""
 };
 
 // Reads `args` (argv without the program's name) in order; stops at the first

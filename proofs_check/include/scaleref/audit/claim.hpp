@@ -4,7 +4,20 @@
 // A claim's id is <paper>.<eq|thm|prop|claim|alg|app...>.<number-or-name>,
 // e.g. seednorm.eq.26, sdd.eq.31, smallinit.claim.eps-saturation. Its check
 // runs every time the audit runs and returns a Verdict built from what it
-// measured; nothing is decided in advance:
+// measured; nothing is decided in advance.
+//
+// What a claim is about (Basis):
+//   paper        a statement the paper makes, quoted verbatim with its line in
+//                the paper's file under ../shared/papers/
+//   reading      the project's reading of a gap or an ambiguity of the paper
+//                (a lost or garbled statement, a notation that admits more
+//                than one meaning): the claim names the Reading it applies,
+//                with the alternatives considered
+//   conformance  scaleref's code against its own transcription of a
+//                definition: a check of our code, not a verdict on the paper.
+//                Reported apart; the audit's headline tally leaves it out.
+//
+// The verdicts (Status):
 //   holds                an exact formula agreeing with its 50-digit oracle to
 //                        ~20 digits or more, or a theorem / inequality that
 //                        every sampled case satisfies (the figure says how
@@ -13,10 +26,21 @@
 //                        that is close: the figure gives the measured error and
 //                        the detail the regime it was measured in
 //   fails                a concrete counterexample (shrunk where possible) or a
-//                        number that is not what the paper states
-// A check that throws is reported as "not run" with the exception's message.
+//                        number that is not what the paper states, with its
+//                        Fault: a mathematical error (the statement is false
+//                        under every reading of its notation) or a notation
+//                        slip (a typo, a mislabelled side, a missing index:
+//                        the statement holds once the slip is undone, and the
+//                        detail says which slip)
+//   inconclusive         the sizes, lengths or seeds the audit can run do not
+//                        decide it: the verdict changed with the seed (over
+//                        --replicates seeds) or between the default run and
+//                        --thorough, and the detail gives both figures; or the
+//                        check itself found its margin below its noise
+//   not run              the check threw; the detail is the exception's message
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -24,10 +48,17 @@
 namespace scaleref::audit {
 
 enum class Kind { exact, approximation, theorem, empirical, numeric };
-enum class Status { holds, holds_approximately, fails, not_run };
+enum class Status { holds, holds_approximately, fails, inconclusive, not_run };
+enum class Fault { none, math_error, notation_slip };
+enum class Basis { paper, reading, conformance };
 
 const char* kind_name(Kind k);
 const char* status_name(Status s);
+const char* fault_name(Fault f);  // "", "mathematical error", "notation slip"
+const char* basis_name(Basis b);
+
+// The seed of a run without --seed.
+inline constexpr std::uint64_t kDefaultSeed = 20261122;
 
 // One measured number, named (JSON: "measured": {name: value}).
 struct Measure {
@@ -37,35 +68,72 @@ struct Measure {
 
 struct Verdict {
   Status status = Status::not_run;
-  std::string figure;  // the headline number, short: "rel err 3.1e-31", "12/12 cases"
-  std::string detail;  // one line: the regime, the counterexample, the reason
+  Fault fault = Fault::none;  // set exactly when status is fails
+  std::string figure;         // the headline number, short: "rel err 3.1e-31", "12/12 cases"
+  std::string detail;         // one line: the regime, the counterexample, the reason
   std::vector<Measure> measured;
+  // A gradient comparison's worst entry (input, output, both values), for
+  // --explain; empty when the check compares no gradient.
+  std::string worst_entry;
+};
+
+// One reading rule: how the audit reads one notation of one paper, applied to
+// every claim that uses that notation (no two Readings read the same notation).
+struct Reading {
+  std::string id;            // <paper>.reading.<name>, or shared.reading.<name>
+  std::string notation;      // the notation read, as the paper writes it
+  std::string rule;          // the reading applied
+  std::string alternatives;  // the other readings considered, and why not chosen
 };
 
 // What a check may ask of the run.
 struct Context {
-  bool thorough = false;  // --thorough: the slow sweeps too
+  bool thorough = false;              // --thorough: the slow sweeps too
+  std::uint64_t seed = kDefaultSeed;  // every random draw of a check derives from it
   // Progress for slow checks (stderr); a no-op when quiet.
   std::function<void(const std::string&)> progress = [](const std::string&) {};
 };
 
+// Fields in the order a designated initializer must name them (see
+// claims/support.hpp's Registrar, which sets paper and source). The fields
+// without a default must be named: -Wmissing-field-initializers says which.
 struct Claim {
   std::string id;
-  std::string paper;      // sdd, seednorm, scalevec, rescale, smallinit
-  std::string location;   // "eq. 31", "Theorem 3.2, Appendix B.6", "Sec. 2.2"
-  std::string statement;  // the claim in words
+  std::string paper = {};  // set by the Registrar: sdd, seednorm, scalevec, rescale, smallinit
+  std::string location;    // "eq. 31", "Theorem 3.2, Appendix B.6", "Sec. 2.2"
+  std::string statement;   // the claim in words
   Kind kind = Kind::exact;
   // True when scaleref's own implementation relies on this formula: its
   // failure makes the audit exit non-zero.
   bool relied_on = false;
+  Basis basis = Basis::paper;
+  // The paper's words, verbatim (whitespace may differ), starting on line
+  // quote_line (1-based) of its file: required for paper and reading claims.
+  long quote_line = 0;
+  std::string quote = {};
+  const Reading* reading = nullptr;  // required for basis reading; optional otherwise
+  // The statement is lost from the paper's copy, and what is checked is the
+  // project's reconstruction of it: the verdict says so.
+  bool reconstructed = false;
+  // The verdict depends on the seed: the check runs on --replicates seeds.
+  bool stochastic = false;
+  // The check reads Context::thorough: under --thorough the default sizes run
+  // too, and a verdict that differs between the two is inconclusive.
+  bool sized = false;
+  std::string inputs;     // the inputs and sizes: "x 4x8 N(0, 1), gamma 1x8 ..."
+  std::string formula;    // the formula as coded
+  std::string threshold;  // the rule that decides the verdict
   std::function<Verdict(const Context&)> check;
+  std::string source = {};  // set by the Registrar: the file and line of the check's registration
 };
 
 // Verdict builders.
 Verdict holds(std::string figure, std::string detail, std::vector<Measure> measured = {});
 Verdict holds_approximately(std::string figure, std::string detail,
                             std::vector<Measure> measured = {});
-Verdict fails(std::string figure, std::string detail, std::vector<Measure> measured = {});
+Verdict fails(Fault fault, std::string figure, std::string detail,
+              std::vector<Measure> measured = {});
+Verdict inconclusive(std::string figure, std::string detail, std::vector<Measure> measured = {});
 
 // Short numbers for figures and details: "3.1e-31", "0.4871".
 std::string sci(double v, int digits = 2);

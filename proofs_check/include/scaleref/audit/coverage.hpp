@@ -56,6 +56,12 @@ std::string coverage_path(const std::string& paper);
 // word ("...,\(6\)where"), which its `O\(1\)` is not.
 std::vector<int> tagged_equations(const std::string& text);
 
+// Whether `quote` stands in `text` beginning on line `line` (1-based): the
+// quote's first character on that line, the rest following on it and the next
+// lines. Runs of whitespace (line breaks included) count as one space, in both,
+// so a quote may join the lines it spans; every other character must match.
+bool quote_at(const std::string& text, long line, const std::string& quote);
+
 // The printed manifest of one paper: its rows, then a tally of items checked
 // and not checked.
 std::string coverage_table(const std::string& paper, const std::vector<CoverageRow>& rows);
