@@ -4,7 +4,13 @@
 # whose directory the .cu sources are compiled as C++ by the host compiler.
 # The sources are the same files; only the runtime they link differs.
 #
-#   scaleref_cuda_targets(SUFFIX <s> RUNTIME <targets...> [KERNEL_OPTIONS <options...>])
+#   scaleref_cuda_targets(SUFFIX <s> RUNTIME <targets...> [KERNEL_OPTIONS <options...>]
+#                         [FMA] [NO_BENCH])
+#
+# FMA: the kernel library is compiled with a * b + c
+# fused into one FMA wherever the compiler finds one (-ffp-contract=fast), the
+# emulator's second arithmetic mode; otherwise never (-ffp-contract=off, the
+# top-level CMakeLists.txt). NO_BENCH: no cuda_bench.
 set(SCALEREF_CUDA_DIR ${CMAKE_CURRENT_LIST_DIR})
 
 set(SCALEREF_CUDA_KERNEL_SOURCES
@@ -18,7 +24,7 @@ set(SCALEREF_CUDA_BENCH_CU_SOURCES bench/timing.cu bench/unfused.cu)
 list(TRANSFORM SCALEREF_CUDA_BENCH_CU_SOURCES PREPEND ${SCALEREF_CUDA_DIR}/)
 
 function(scaleref_cuda_targets)
-  cmake_parse_arguments(C "" "SUFFIX" "RUNTIME;KERNEL_OPTIONS" ${ARGN})
+  cmake_parse_arguments(C "FMA;NO_BENCH" "SUFFIX" "RUNTIME;KERNEL_OPTIONS" ${ARGN})
   set(d ${SCALEREF_CUDA_DIR})
   set(lib scaleref_cuda${C_SUFFIX})
   add_library(${lib} STATIC ${SCALEREF_CUDA_KERNEL_SOURCES} ${d}/src/init.cpp)
@@ -40,6 +46,12 @@ function(scaleref_cuda_targets)
     ${d}/check/norms.cpp ${d}/check/sdd.cpp ${d}/check/scalevec.cpp ${d}/check/rescale.cpp
     ${d}/check/init.cpp ${d}/check/replay.cpp)
   target_link_libraries(cuda_check${C_SUFFIX} PRIVATE ${lib} scaleref_cuda_compare scaleref_reference)
+  if(C_FMA)
+    set_target_properties(${lib} PROPERTIES SCALEREF_FP_CONTRACT fast)
+  endif()
+  if(C_NO_BENCH)
+    return()
+  endif()
 
   # cuda_bench: the fused kernels against a device-to-device copy and against
   # unfused baselines of the same math (cuda/bench/; scripts/bench_cuda.sh runs it

@@ -6,7 +6,9 @@
 # runs everywhere), then writes into OUTDIR:
 #   env.txt        device (nvidia-smi), date, commit (SCALEREF_COMMIT or git)
 #   cuda_check.txt every kernel x dtype x shape against the reference
-#   memcheck.txt, racecheck.txt   compute-sanitizer on cuda_check --quick
+#   memcheck.txt, racecheck.txt, initcheck.txt, synccheck.txt
+#                  compute-sanitizer's four tools on cuda_check --quick (the
+#                  emulator's own checks are compared with them in cuda/README.md)
 #   ctest_gpu.txt  the gpu-labelled tests
 #   bench/         scripts/bench_cuda.sh's JSON and report
 #   and OUTDIR.tar.gz of all of it (a device call returns at most 8 files).
@@ -65,6 +67,8 @@ if [[ $what == check || $what == all ]]; then
   step cuda_check "$build/cuda/cuda_check" "${quick_arg[@]}"
   step memcheck "$sanitizer" --tool memcheck --error-exitcode 1 "$build/cuda/cuda_check" --quick
   step racecheck "$sanitizer" --tool racecheck --error-exitcode 1 "$build/cuda/cuda_check" --quick
+  step initcheck "$sanitizer" --tool initcheck --error-exitcode 1 "$build/cuda/cuda_check" --quick
+  step synccheck "$sanitizer" --tool synccheck --error-exitcode 1 "$build/cuda/cuda_check" --quick
   step ctest_gpu ctest --test-dir "$build" -R '^Cuda|^cuda|^bench.cuda' --output-on-failure
 fi
 if [[ $what == bench || $what == all ]]; then

@@ -31,40 +31,41 @@ unsigned grid_for(std::size_t n, int threads) {
 
 // Reads every 16-byte word of the buffer; the sink is written only when the
 // words' xor hits a value it never does, so the loads cannot be dropped.
-__global__ void flush_kernel(const uint4* buf, std::size_t words, unsigned* sink) {
+__global__ void flush_kernel(DevPtr<const uint4> buf, std::size_t words, DevPtr<unsigned> sink) {
   unsigned acc = 0;
   for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < words;
        i += std::size_t(gridDim.x) * blockDim.x) {
-    const uint4 w = buf[i];
+    const uint4 w = ld(buf + i);
     acc ^= w.x ^ w.y ^ w.z ^ w.w;
   }
-  if (acc == 0x5ca1e5efu) *sink = acc;
+  if (acc == 0x5ca1e5efu) st(sink, acc);
 }
 
 template <class D>
-__global__ void fill_kernel(D* p, std::size_t n, double lo, double hi, std::uint32_t tensor) {
+__global__ void fill_kernel(DevPtr<D> p, std::size_t n, double lo, double hi,
+                            std::uint32_t tensor) {
   for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
        i += std::size_t(gridDim.x) * blockDim.x) {
     const double u = random::uniform(20261122, tensor, i);
-    p[i] = detail::narrow<D>(static_cast<detail::AccT<D>>(lo + (hi - lo) * u));
+    st(p + i, detail::narrow<D>(static_cast<detail::AccT<D>>(lo + (hi - lo) * u)));
   }
 }
 
 // Non-negative doubles order like their bit patterns, so atomicMax on the
 // bits is a max of the values (and the same result whatever the order). One
 // atomic per warp; the grid is capped at 1024 blocks to keep them few.
-__device__ void max_into(unsigned long long* slot, double v) {
+__device__ void max_into(DevPtr<unsigned long long> slot, double v) {
   atomicMax(slot, static_cast<unsigned long long>(__double_as_longlong(v)));
 }
 
 template <class D>
-__global__ void difference_kernel(const D* got, const D* want, std::size_t n,
-                                  unsigned long long* out) {
+__global__ void difference_kernel(DevPtr<const D> got, DevPtr<const D> want, std::size_t n,
+                                  DevPtr<unsigned long long> out) {
   double diff = 0, ref = 0;
   unsigned long long nonfinite = 0;
   for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
        i += std::size_t(gridDim.x) * blockDim.x) {
-    const double g = detail::widen(got[i]), w = detail::widen(want[i]);
+    const double g = detail::widen(ld(got + i)), w = detail::widen(ld(want + i));
     if (!isfinite(g) || !isfinite(w)) {
       ++nonfinite;
       continue;

@@ -32,6 +32,12 @@ constexpr i64 kChunkRows = 64;  // rows per partial sum of col_sum
 
 cudaStream_t raw(Stream s) { return reinterpret_cast<cudaStream_t>(s); }
 
+// T, in a parameter that takes no part in deducing a template's arguments.
+template <class T>
+struct NoDeduce {
+  using type = T;
+};
+
 template <class Out, class A>
 __device__ inline Out convert(A a) {
   if constexpr (std::is_same_v<Out, A>) {
@@ -63,235 +69,266 @@ void map(i64 rows, i64 cols, F f, Stream s) {
 
 // The elementwise functors: f(row, col, index). D is the device storage type.
 template <class D>
-struct Square {  // out = x^2
-  const D* x;
-  D* out;
+struct Square {              // out = x^2
+  using kernel_args = void;  // a kernel parameter (kernel.hpp): no raw pointer in it
+  DevPtr<const D> x;
+  DevPtr<D> out;
   __device__ void operator()(i64, i64, i64 i) const {
-    const AccT<D> v = widen(x[i]);
-    out[i] = narrow<D>(v * v);
+    const AccT<D> v = widen(ld(x + i));
+    st(out + i, narrow<D>(v * v));
   }
 };
 
 template <class D>
-struct Mul {  // out = a b
-  const D* a;
-  const D* b;
-  D* out;
+struct Mul {                 // out = a b
+  using kernel_args = void;  // a kernel parameter (kernel.hpp): no raw pointer in it
+  DevPtr<const D> a;
+  DevPtr<const D> b;
+  DevPtr<D> out;
   __device__ void operator()(i64, i64, i64 i) const {
-    out[i] = narrow<D>(widen(a[i]) * widen(b[i]));
+    st(out + i, narrow<D>(widen(ld(a + i)) * widen(ld(b + i))));
   }
 };
 
 template <class D>
-struct MulCol {  // out = a v[col]
-  const D* a;
-  const D* v;
-  D* out;
+struct MulCol {              // out = a v[col]
+  using kernel_args = void;  // a kernel parameter (kernel.hpp): no raw pointer in it
+  DevPtr<const D> a;
+  DevPtr<const D> v;
+  DevPtr<D> out;
   __device__ void operator()(i64, i64 c, i64 i) const {
-    out[i] = narrow<D>(widen(a[i]) * widen(v[c]));
+    st(out + i, narrow<D>(widen(ld(a + i)) * widen(ld(v + c))));
   }
 };
 
 template <class D>
-struct MulRow {  // out = a s[row]
-  const D* a;
-  const AccT<D>* s;
-  D* out;
-  __device__ void operator()(i64 r, i64, i64 i) const { out[i] = narrow<D>(widen(a[i]) * s[r]); }
+struct MulRow {              // out = a s[row]
+  using kernel_args = void;  // a kernel parameter (kernel.hpp): no raw pointer in it
+  DevPtr<const D> a;
+  DevPtr<const AccT<D>> s;
+  DevPtr<D> out;
+  __device__ void operator()(i64 r, i64, i64 i) const {
+    st(out + i, narrow<D>(widen(ld(a + i)) * ld(s + r)));
+  }
 };
 
 template <class D>
-struct MulSegment {  // out = a s[row, head of col]
-  const D* a;
-  const AccT<D>* s;
+struct MulSegment {          // out = a s[row, head of col]
+  using kernel_args = void;  // a kernel parameter (kernel.hpp): no raw pointer in it
+  DevPtr<const D> a;
+  DevPtr<const AccT<D>> s;
   i64 width;
   int heads;
-  D* out;
+  DevPtr<D> out;
   __device__ void operator()(i64 r, i64 c, i64 i) const {
-    out[i] = narrow<D>(widen(a[i]) * s[r * heads + c / width]);
+    st(out + i, narrow<D>(widen(ld(a + i)) * ld(s + (r * heads + c / width))));
   }
 };
 
 template <class D>
-struct SubRow {  // out = a - m[row]
-  const D* a;
-  const AccT<D>* m;
-  D* out;
-  __device__ void operator()(i64 r, i64, i64 i) const { out[i] = narrow<D>(widen(a[i]) - m[r]); }
+struct SubRow {              // out = a - m[row]
+  using kernel_args = void;  // a kernel parameter (kernel.hpp): no raw pointer in it
+  DevPtr<const D> a;
+  DevPtr<const AccT<D>> m;
+  DevPtr<D> out;
+  __device__ void operator()(i64 r, i64, i64 i) const {
+    st(out + i, narrow<D>(widen(ld(a + i)) - ld(m + r)));
+  }
 };
 
 template <class D>
-struct ScaleRowCol {  // out = x s[row] g[col]
-  const D* x;
-  const AccT<D>* s;
-  const D* g;
-  D* out;
+struct ScaleRowCol {         // out = x s[row] g[col]
+  using kernel_args = void;  // a kernel parameter (kernel.hpp): no raw pointer in it
+  DevPtr<const D> x;
+  DevPtr<const AccT<D>> s;
+  DevPtr<const D> g;
+  DevPtr<D> out;
   __device__ void operator()(i64 r, i64 c, i64 i) const {
-    out[i] = narrow<D>((widen(x[i]) * s[r]) * widen(g[c]));
+    st(out + i, narrow<D>((widen(ld(x + i)) * ld(s + r)) * widen(ld(g + c))));
   }
 };
 
 template <class D>
-struct AffineCol {  // out = a g[col] + b[col]
-  const D* a;
-  const D* g;
-  const D* b;
-  D* out;
+struct AffineCol {           // out = a g[col] + b[col]
+  using kernel_args = void;  // a kernel parameter (kernel.hpp): no raw pointer in it
+  DevPtr<const D> a;
+  DevPtr<const D> g;
+  DevPtr<const D> b;
+  DevPtr<D> out;
   __device__ void operator()(i64, i64 c, i64 i) const {
-    out[i] = narrow<D>(widen(a[i]) * widen(g[c]) + widen(b[c]));
+    st(out + i, narrow<D>(widen(ld(a + i)) * widen(ld(g + c)) + widen(ld(b + c))));
   }
 };
 
 template <class D>
-struct Normalize {  // out = (x - mean[row]) rstd[row]
-  const D* x;
-  const AccT<D>* mean;
-  const AccT<D>* rstd;
-  D* out;
+struct Normalize {           // out = (x - mean[row]) rstd[row]
+  using kernel_args = void;  // a kernel parameter (kernel.hpp): no raw pointer in it
+  DevPtr<const D> x;
+  DevPtr<const AccT<D>> mean;
+  DevPtr<const AccT<D>> rstd;
+  DevPtr<D> out;
   __device__ void operator()(i64 r, i64, i64 i) const {
-    out[i] = narrow<D>((widen(x[i]) - mean[r]) * rstd[r]);
+    st(out + i, narrow<D>((widen(ld(x + i)) - ld(mean + r)) * ld(rstd + r)));
   }
 };
 
 template <class D>
-struct RmsDx {  // out = rstd[row] (g - xhat m[row])
-  const D* g;
-  const D* xhat;
-  const AccT<D>* rstd;
-  const AccT<D>* m;
-  D* out;
+struct RmsDx {               // out = rstd[row] (g - xhat m[row])
+  using kernel_args = void;  // a kernel parameter (kernel.hpp): no raw pointer in it
+  DevPtr<const D> g;
+  DevPtr<const D> xhat;
+  DevPtr<const AccT<D>> rstd;
+  DevPtr<const AccT<D>> m;
+  DevPtr<D> out;
   __device__ void operator()(i64 r, i64, i64 i) const {
-    out[i] = narrow<D>(rstd[r] * (widen(g[i]) - widen(xhat[i]) * m[r]));
+    st(out + i, narrow<D>(ld(rstd + r) * (widen(ld(g + i)) - widen(ld(xhat + i)) * ld(m + r))));
   }
 };
 
 template <class D>
-struct LayerNormDx {  // out = rstd[row] (g - mg[row] - xhat mgx[row])
-  const D* g;
-  const D* xhat;
-  const AccT<D>* rstd;
-  const AccT<D>* mg;
-  const AccT<D>* mgx;
-  D* out;
+struct LayerNormDx {         // out = rstd[row] (g - mg[row] - xhat mgx[row])
+  using kernel_args = void;  // a kernel parameter (kernel.hpp): no raw pointer in it
+  DevPtr<const D> g;
+  DevPtr<const D> xhat;
+  DevPtr<const AccT<D>> rstd;
+  DevPtr<const AccT<D>> mg;
+  DevPtr<const AccT<D>> mgx;
+  DevPtr<D> out;
   __device__ void operator()(i64 r, i64, i64 i) const {
-    out[i] = narrow<D>(rstd[r] * (widen(g[i]) - mg[r] - widen(xhat[i]) * mgx[r]));
+    st(out + i, narrow<D>(ld(rstd + r) *
+                          (widen(ld(g + i)) - ld(mg + r) - widen(ld(xhat + i)) * ld(mgx + r))));
   }
 };
 
 template <class D>
-struct TanhScale {  // out = tanh(alpha x)
-  const D* x;
-  const D* alpha;
-  D* out;
+struct TanhScale {           // out = tanh(alpha x)
+  using kernel_args = void;  // a kernel parameter (kernel.hpp): no raw pointer in it
+  DevPtr<const D> x;
+  DevPtr<const D> alpha;
+  DevPtr<D> out;
   __device__ void operator()(i64, i64, i64 i) const {
-    out[i] = narrow<D>(tanh(widen(alpha[0]) * widen(x[i])));
+    st(out + i, narrow<D>(tanh(widen(ld(alpha)) * widen(ld(x + i)))));
   }
 };
 
 template <class D>
-struct TanhGrad {  // out = dy gamma[col] (1 - t^2)
-  const D* dy;
-  const D* gamma;
-  const D* t;
-  D* out;
+struct TanhGrad {            // out = dy gamma[col] (1 - t^2)
+  using kernel_args = void;  // a kernel parameter (kernel.hpp): no raw pointer in it
+  DevPtr<const D> dy;
+  DevPtr<const D> gamma;
+  DevPtr<const D> t;
+  DevPtr<D> out;
   __device__ void operator()(i64, i64 c, i64 i) const {
-    const AccT<D> tv = widen(t[i]);
-    out[i] = narrow<D>(widen(dy[i]) * widen(gamma[c]) * (AccT<D>(1) - tv * tv));
+    const AccT<D> tv = widen(ld(t + i));
+    st(out + i, narrow<D>(widen(ld(dy + i)) * widen(ld(gamma + c)) * (AccT<D>(1) - tv * tv)));
   }
 };
 
 template <class D>
-struct ScaleScalar {  // out = alpha a
-  const D* a;
-  const D* alpha;
-  D* out;
+struct ScaleScalar {         // out = alpha a
+  using kernel_args = void;  // a kernel parameter (kernel.hpp): no raw pointer in it
+  DevPtr<const D> a;
+  DevPtr<const D> alpha;
+  DevPtr<D> out;
   __device__ void operator()(i64, i64, i64 i) const {
-    out[i] = narrow<D>(widen(alpha[0]) * widen(a[i]));
+    st(out + i, narrow<D>(widen(ld(alpha)) * widen(ld(a + i))));
   }
 };
 
 template <class D>
-struct Gate {  // out = s[row, head] alpha[col] + gamma[col]  (SeeDNorm's bracket)
-  const AccT<D>* s;
-  const D* alpha;
-  const D* gamma;
+struct Gate {                // out = s[row, head] alpha[col] + gamma[col]  (SeeDNorm's bracket)
+  using kernel_args = void;  // a kernel parameter (kernel.hpp): no raw pointer in it
+  DevPtr<const AccT<D>> s;
+  DevPtr<const D> alpha;
+  DevPtr<const D> gamma;
   i64 width;
   int heads;
-  D* out;
+  DevPtr<D> out;
   __device__ void operator()(i64 r, i64 c, i64 i) const {
-    out[i] = narrow<D>(s[r * heads + c / width] * widen(alpha[c]) + widen(gamma[c]));
+    st(out + i,
+       narrow<D>(ld(s + (r * heads + c / width)) * widen(ld(alpha + c)) + widen(ld(gamma + c))));
   }
 };
 
 template <class D>
-struct SeedDx {  // out = dz[row, head] beta[col] + rstd[row] (g - xhat m[row])
-  const AccT<D>* dz;
-  const D* beta;
-  const AccT<D>* rstd;
-  const D* g;
-  const D* xhat;
-  const AccT<D>* m;
+struct SeedDx {              // out = dz[row, head] beta[col] + rstd[row] (g - xhat m[row])
+  using kernel_args = void;  // a kernel parameter (kernel.hpp): no raw pointer in it
+  DevPtr<const AccT<D>> dz;
+  DevPtr<const D> beta;
+  DevPtr<const AccT<D>> rstd;
+  DevPtr<const D> g;
+  DevPtr<const D> xhat;
+  DevPtr<const AccT<D>> m;
   i64 width;
   int heads;
-  D* out;
+  DevPtr<D> out;
   __device__ void operator()(i64 r, i64 c, i64 i) const {
-    out[i] = narrow<D>(dz[r * heads + c / width] * widen(beta[c]) +
-                       rstd[r] * (widen(g[i]) - widen(xhat[i]) * m[r]));
+    st(out + i, narrow<D>(ld(dz + (r * heads + c / width)) * widen(ld(beta + c)) +
+                          ld(rstd + r) * (widen(ld(g + i)) - widen(ld(xhat + i)) * ld(m + r))));
   }
 };
 
 // Functors over [1, n] statistics arrays (Acc only).
 template <class A>
-struct RsqrtEps {  // s = 1 / sqrt(s + eps), in place
-  A* s;
+struct RsqrtEps {            // s = 1 / sqrt(s + eps), in place
+  using kernel_args = void;  // a kernel parameter (kernel.hpp): no raw pointer in it
+  DevPtr<A> s;
   A eps;
-  __device__ void operator()(i64, i64, i64 i) const { s[i] = A(1) / sqrt(s[i] + eps); }
+  __device__ void operator()(i64, i64, i64 i) const { st(s + i, A(1) / sqrt(ld(s + i) + eps)); }
 };
 
 template <class A>
-struct Tanh {  // out = tanh(z)
-  const A* z;
-  A* out;
-  __device__ void operator()(i64, i64, i64 i) const { out[i] = tanh(z[i]); }
+struct Tanh {                // out = tanh(z)
+  using kernel_args = void;  // a kernel parameter (kernel.hpp): no raw pointer in it
+  DevPtr<const A> z;
+  DevPtr<A> out;
+  __device__ void operator()(i64, i64, i64 i) const { st(out + i, tanh(ld(z + i))); }
 };
 
 template <class A>
-struct TanhBack {  // out = (1 - s^2) ds (out may be ds)
-  const A* s;
-  const A* ds;
-  A* out;
-  __device__ void operator()(i64, i64, i64 i) const { out[i] = (A(1) - s[i] * s[i]) * ds[i]; }
+struct TanhBack {            // out = (1 - s^2) ds (out may be ds)
+  using kernel_args = void;  // a kernel parameter (kernel.hpp): no raw pointer in it
+  DevPtr<const A> s;
+  DevPtr<const A> ds;
+  DevPtr<A> out;
+  __device__ void operator()(i64, i64, i64 i) const {
+    st(out + i, (A(1) - ld(s + i) * ld(s + i)) * ld(ds + i));
+  }
 };
 
 // ---- row_sum -------------------------------------------------------------------
 
 template <class In, class Out>
-__global__ void row_sum_kernel(const In* in, i64 segments, i64 width, AccT<In> scale, Out* out) {
+__global__ void row_sum_kernel(DevPtr<const In> in, i64 segments, i64 width, AccT<In> scale,
+                               DevPtr<Out> out) {
   using A = AccT<In>;
-  __shared__ A part[256];
+  SCALEREF_SHARED(A, part, 256);
   for (i64 seg = blockIdx.x; seg < segments; seg += gridDim.x) {
-    const In* p = in + seg * width;
+    DevPtr<const In> p = in + seg * width;
     A s = 0;
-    for (i64 j = threadIdx.x; j < width; j += blockDim.x) s += widen(p[j]);
-    part[threadIdx.x] = s;
+    for (i64 j = threadIdx.x; j < width; j += blockDim.x) s += widen(ld(p + j));
+    st(part + threadIdx.x, s);
     __syncthreads();
     for (unsigned half = blockDim.x / 2; half > 0; half >>= 1) {
-      if (threadIdx.x < half) part[threadIdx.x] += part[threadIdx.x + half];
+      if (threadIdx.x < half)
+        st(part + threadIdx.x, ld(part + threadIdx.x) + ld(part + (threadIdx.x + half)));
       __syncthreads();
     }
-    if (threadIdx.x == 0) out[seg] = convert<Out>(part[0] * scale);
+    if (threadIdx.x == 0) st(out + seg, convert<Out>(ld(part) * scale));
     __syncthreads();
   }
 }
 
 // out[k] = scale sum_j in[k width + j] for k < segments.
 template <class In, class Out>
-void row_sum(const In* in, i64 segments, i64 width, AccT<In> scale, Out* out, Stream s) {
+void row_sum(DevPtr<In> in, i64 segments, i64 width, AccT<std::remove_const_t<In>> scale,
+             DevPtr<Out> out, Stream s) {
+  using I = std::remove_const_t<In>;
   int threads = 32;
   while (threads < 256 && threads < width) threads *= 2;
   const i64 blocks = std::min<i64>(segments, 1 << 20);
-  launch<row_sum_kernel<In, Out>>(static_cast<unsigned>(blocks), threads, 0, raw(s), in, segments,
-                                  width, scale, out);
+  launch<row_sum_kernel<I, Out>>(static_cast<unsigned>(blocks), threads, 0, raw(s), in, segments,
+                                 width, scale, out);
   ++g_launches;
   check_launch("bench::unfused::row_sum");
 }
@@ -299,28 +336,31 @@ void row_sum(const In* in, i64 segments, i64 width, AccT<In> scale, Out* out, St
 // ---- col_sum -------------------------------------------------------------------
 
 template <class D>
-__global__ void col_partial_kernel(const D* in, i64 rows, i64 cols, AccT<D>* partials) {
+__global__ void col_partial_kernel(DevPtr<const D> in, i64 rows, i64 cols,
+                                   DevPtr<AccT<D>> partials) {
   const i64 c = i64(blockIdx.x) * blockDim.x + threadIdx.x;
   if (c >= cols) return;
   const i64 r0 = i64(blockIdx.y) * kChunkRows;
   const i64 r1 = r0 + kChunkRows < rows ? r0 + kChunkRows : rows;
   AccT<D> s = 0;
-  for (i64 r = r0; r < r1; ++r) s += widen(in[r * cols + c]);
-  partials[i64(blockIdx.y) * cols + c] = s;
+  for (i64 r = r0; r < r1; ++r) s += widen(ld(in + (r * cols + c)));
+  st(partials + (i64(blockIdx.y) * cols + c), s);
 }
 
 template <class D>
-__global__ void col_final_kernel(const AccT<D>* partials, i64 chunks, i64 cols, D* out) {
+__global__ void col_final_kernel(DevPtr<const AccT<D>> partials, i64 chunks, i64 cols,
+                                 DevPtr<D> out) {
   const i64 c = i64(blockIdx.x) * blockDim.x + threadIdx.x;
   if (c >= cols) return;
   AccT<D> s = 0;
-  for (i64 k = 0; k < chunks; ++k) s += partials[k * cols + c];
-  out[c] = narrow<D>(s);
+  for (i64 k = 0; k < chunks; ++k) s += ld(partials + (k * cols + c));
+  st(out + c, narrow<D>(s));
 }
 
 // out[c] = sum_r in[r, c], through `partials` ([ceil(rows / 64), cols]).
 template <class D>
-void col_sum(const D* in, i64 rows, i64 cols, AccT<D>* partials, D* out, Stream s) {
+void col_sum(typename NoDeduce<DevPtr<const D>>::type in, i64 rows, i64 cols,
+             DevPtr<AccT<D>> partials, DevPtr<D> out, Stream s) {
   const i64 chunks = (rows + kChunkRows - 1) / kChunkRows;
   const auto gx = static_cast<unsigned>((cols + 255) / 256);
   launch<col_partial_kernel<D>>(dim3(gx, static_cast<unsigned>(chunks)), 256, 0, raw(s), in, rows,
@@ -330,13 +370,19 @@ void col_sum(const D* in, i64 rows, i64 cols, AccT<D>* partials, D* out, Stream 
   check_launch("bench::unfused::col_sum");
 }
 
+// A host pointer to device memory as the kernels take it (bf16 as __nv_bfloat16).
 template <class T>
-const Dev<T>* d(const T* p) {
-  return detail::dev(p);
+DevPtr<const Dev<T>> d(const T* p) {
+  return DevPtr<const Dev<T>>(detail::dev(p));
 }
 template <class T>
-Dev<T>* d(T* p) {
-  return detail::dev(p);
+DevPtr<Dev<T>> d(T* p) {
+  return DevPtr<Dev<T>>(detail::dev(p));
+}
+// The same for a statistics array in Acc<T>.
+template <class A>
+DevPtr<A> a(A* p) {
+  return DevPtr<A>(p);
 }
 
 }  // namespace
@@ -357,11 +403,11 @@ void rmsnorm_forward(Work<T>& w, i64 rows, i64 cols, const T* x, const T* gamma,
                      Acc<T>* rstd, Stream s) {
   using D = Dev<T>;
   using A = Acc<T>;
-  D* t0 = d(w.tmp(0));
+  DevPtr<D> t0 = d(w.tmp(0));
   map(rows, cols, Square<D>{d(x), t0}, s);
-  row_sum(t0, rows, cols, A(1) / A(cols), rstd, s);
-  map(1, rows, RsqrtEps<A>{rstd, A(eps)}, s);
-  map(rows, cols, ScaleRowCol<D>{d(x), rstd, d(gamma), d(y)}, s);
+  row_sum(t0, rows, cols, A(1) / A(cols), a(rstd), s);
+  map(1, rows, RsqrtEps<A>{a(rstd), A(eps)}, s);
+  map(rows, cols, ScaleRowCol<D>{d(x), a(rstd), d(gamma), d(y)}, s);
 }
 
 // RMSNorm backward: MulCol dy gamma -> t0 (g); MulRow x rstd -> t1 (x_hat);
@@ -372,15 +418,15 @@ void rmsnorm_backward(Work<T>& w, i64 rows, i64 cols, const T* x, const T* dy, c
                       const Acc<T>* rstd, T* dx, T* dgamma, Stream s) {
   using D = Dev<T>;
   using A = Acc<T>;
-  D *t0 = d(w.tmp(0)), *t1 = d(w.tmp(1)), *t2 = d(w.tmp(2));
-  A* m = w.row(0);
+  DevPtr<D> t0 = d(w.tmp(0)), t1 = d(w.tmp(1)), t2 = d(w.tmp(2));
+  DevPtr<A> m = a(w.row(0));
   map(rows, cols, MulCol<D>{d(dy), d(gamma), t0}, s);
-  map(rows, cols, MulRow<D>{d(x), rstd, t1}, s);
+  map(rows, cols, MulRow<D>{d(x), a(rstd), t1}, s);
   map(rows, cols, Mul<D>{t0, t1, t2}, s);
   row_sum(t2, rows, cols, A(1) / A(cols), m, s);
-  map(rows, cols, RmsDx<D>{t0, t1, rstd, m, d(dx)}, s);
+  map(rows, cols, RmsDx<D>{t0, t1, a(rstd), m, d(dx)}, s);
   map(rows, cols, Mul<D>{d(dy), t1, t2}, s);
-  col_sum(t2, rows, cols, w.partials(), d(dgamma), s);
+  col_sum(t2, rows, cols, a(w.partials()), d(dgamma), s);
 }
 
 // LayerNorm forward: row_sum x / D -> mean; SubRow x mean -> t0; Square t0 ->
@@ -391,13 +437,13 @@ void layernorm_forward(Work<T>& w, i64 rows, i64 cols, const T* x, const T* gamm
                        double eps, T* y, Acc<T>* mean, Acc<T>* rstd, Stream s) {
   using D = Dev<T>;
   using A = Acc<T>;
-  D *t0 = d(w.tmp(0)), *t1 = d(w.tmp(1));
-  row_sum(d(x), rows, cols, A(1) / A(cols), mean, s);
-  map(rows, cols, SubRow<D>{d(x), mean, t0}, s);
+  DevPtr<D> t0 = d(w.tmp(0)), t1 = d(w.tmp(1));
+  row_sum(d(x), rows, cols, A(1) / A(cols), a(mean), s);
+  map(rows, cols, SubRow<D>{d(x), a(mean), t0}, s);
   map(rows, cols, Square<D>{t0, t1}, s);
-  row_sum(t1, rows, cols, A(1) / A(cols), rstd, s);
-  map(1, rows, RsqrtEps<A>{rstd, A(eps)}, s);
-  map(rows, cols, MulRow<D>{t0, rstd, t1}, s);
+  row_sum(t1, rows, cols, A(1) / A(cols), a(rstd), s);
+  map(1, rows, RsqrtEps<A>{a(rstd), A(eps)}, s);
+  map(rows, cols, MulRow<D>{t0, a(rstd), t1}, s);
   map(rows, cols, AffineCol<D>{t1, d(gamma), d(beta), d(y)}, s);
 }
 
@@ -411,17 +457,17 @@ void layernorm_backward(Work<T>& w, i64 rows, i64 cols, const T* x, const T* dy,
                         Stream s) {
   using D = Dev<T>;
   using A = Acc<T>;
-  D *t0 = d(w.tmp(0)), *t1 = d(w.tmp(1)), *t2 = d(w.tmp(2));
-  A *mg = w.row(0), *mgx = w.row(1);
-  map(rows, cols, Normalize<D>{d(x), mean, rstd, t0}, s);
+  DevPtr<D> t0 = d(w.tmp(0)), t1 = d(w.tmp(1)), t2 = d(w.tmp(2));
+  DevPtr<A> mg = a(w.row(0)), mgx = a(w.row(1));
+  map(rows, cols, Normalize<D>{d(x), a(mean), a(rstd), t0}, s);
   map(rows, cols, MulCol<D>{d(dy), d(gamma), t1}, s);
   row_sum(t1, rows, cols, A(1) / A(cols), mg, s);
   map(rows, cols, Mul<D>{t1, t0, t2}, s);
   row_sum(t2, rows, cols, A(1) / A(cols), mgx, s);
-  map(rows, cols, LayerNormDx<D>{t1, t0, rstd, mg, mgx, d(dx)}, s);
+  map(rows, cols, LayerNormDx<D>{t1, t0, a(rstd), mg, mgx, d(dx)}, s);
   map(rows, cols, Mul<D>{d(dy), t0, t2}, s);
-  col_sum(t2, rows, cols, w.partials(), d(dgamma), s);
-  col_sum(d(dy), rows, cols, w.partials(), d(dbeta), s);
+  col_sum(t2, rows, cols, a(w.partials()), d(dgamma), s);
+  col_sum(d(dy), rows, cols, a(w.partials()), d(dbeta), s);
 }
 
 // DyT forward: TanhScale x alpha -> t0; AffineCol t0 gamma beta -> y. (2 launches)
@@ -429,7 +475,7 @@ template <class T>
 void dyt_forward(Work<T>& w, i64 rows, i64 cols, const T* x, const T* alpha, const T* gamma,
                  const T* beta, T* y, Stream s) {
   using D = Dev<T>;
-  D* t0 = d(w.tmp(0));
+  DevPtr<D> t0 = d(w.tmp(0));
   map(rows, cols, TanhScale<D>{d(x), d(alpha), t0}, s);
   map(rows, cols, AffineCol<D>{t0, d(gamma), d(beta), d(y)}, s);
 }
@@ -443,12 +489,12 @@ void dyt_backward(Work<T>& w, i64 rows, i64 cols, const T* x, const T* dy, const
                   const T* gamma, T* dx, T* dalpha, T* dgamma, T* dbeta, Stream s) {
   using D = Dev<T>;
   using A = Acc<T>;
-  D *t0 = d(w.tmp(0)), *t1 = d(w.tmp(1)), *t2 = d(w.tmp(2));
-  A* per_row = w.row(0);
+  DevPtr<D> t0 = d(w.tmp(0)), t1 = d(w.tmp(1)), t2 = d(w.tmp(2));
+  DevPtr<A> per_row = a(w.row(0));
   map(rows, cols, TanhScale<D>{d(x), d(alpha), t0}, s);
   map(rows, cols, Mul<D>{d(dy), t0, t1}, s);
-  col_sum(t1, rows, cols, w.partials(), d(dgamma), s);
-  col_sum(d(dy), rows, cols, w.partials(), d(dbeta), s);
+  col_sum(t1, rows, cols, a(w.partials()), d(dgamma), s);
+  col_sum(d(dy), rows, cols, a(w.partials()), d(dbeta), s);
   map(rows, cols, TanhGrad<D>{d(dy), d(gamma), t0, t2}, s);
   map(rows, cols, ScaleScalar<D>{t2, d(alpha), d(dx)}, s);
   map(rows, cols, Mul<D>{t2, d(x), t1}, s);
@@ -467,16 +513,16 @@ void seednorm_forward(Work<T>& w, i64 rows, i64 cols, int heads, const T* x, con
   using D = Dev<T>;
   using A = Acc<T>;
   const i64 width = cols / heads;
-  D *t0 = d(w.tmp(0)), *t1 = d(w.tmp(1));
-  A* act = w.row(0);
+  DevPtr<D> t0 = d(w.tmp(0)), t1 = d(w.tmp(1));
+  DevPtr<A> act = a(w.row(0));
   map(rows, cols, MulCol<D>{d(x), d(beta), t0}, s);
-  row_sum(t0, rows * heads, width, A(1), z, s);
-  map(1, rows * heads, Tanh<A>{z, act}, s);
+  row_sum(t0, rows * heads, width, A(1), a(z), s);
+  map(1, rows * heads, Tanh<A>{a(z), act}, s);
   map(rows, cols, Square<D>{d(x), t1}, s);
-  row_sum(t1, rows, cols, A(1) / A(cols), rstd, s);
-  map(1, rows, RsqrtEps<A>{rstd, A(eps)}, s);
+  row_sum(t1, rows, cols, A(1) / A(cols), a(rstd), s);
+  map(1, rows, RsqrtEps<A>{a(rstd), A(eps)}, s);
   map(rows, cols, Gate<D>{act, d(alpha), d(gamma), width, heads, t0}, s);
-  map(rows, cols, MulRow<D>{d(x), rstd, t1}, s);
+  map(rows, cols, MulRow<D>{d(x), a(rstd), t1}, s);
   map(rows, cols, Mul<D>{t0, t1, d(y)}, s);
 }
 
@@ -493,10 +539,11 @@ void seednorm_backward(Work<T>& w, i64 rows, i64 cols, int heads, const T* x, co
   using D = Dev<T>;
   using A = Acc<T>;
   const i64 width = cols / heads;
-  D *t0 = d(w.tmp(0)), *t1 = d(w.tmp(1)), *t2 = d(w.tmp(2)), *t3 = d(w.tmp(3)), *t4 = d(w.tmp(4));
-  A *act = w.row(0), *dz = w.row(1), *m = w.row(2);
-  map(1, rows * heads, Tanh<A>{z, act}, s);
-  map(rows, cols, MulRow<D>{d(x), rstd, t0}, s);
+  DevPtr<D> t0 = d(w.tmp(0)), t1 = d(w.tmp(1)), t2 = d(w.tmp(2)), t3 = d(w.tmp(3)),
+            t4 = d(w.tmp(4));
+  DevPtr<A> act = a(w.row(0)), dz = a(w.row(1)), m = a(w.row(2));
+  map(1, rows * heads, Tanh<A>{a(z), act}, s);
+  map(rows, cols, MulRow<D>{d(x), a(rstd), t0}, s);
   map(rows, cols, Gate<D>{act, d(alpha), d(gamma), width, heads, t1}, s);
   map(rows, cols, Mul<D>{d(dy), t0, t2}, s);
   map(rows, cols, MulCol<D>{t2, d(alpha), t3}, s);
@@ -505,12 +552,12 @@ void seednorm_backward(Work<T>& w, i64 rows, i64 cols, int heads, const T* x, co
   map(rows, cols, Mul<D>{d(dy), t1, t3}, s);
   map(rows, cols, Mul<D>{t3, t0, t4}, s);
   row_sum(t4, rows, cols, A(1) / A(cols), m, s);
-  map(rows, cols, SeedDx<D>{dz, d(beta), rstd, t3, t0, m, width, heads, d(dx)}, s);
+  map(rows, cols, SeedDx<D>{dz, d(beta), a(rstd), t3, t0, m, width, heads, d(dx)}, s);
   map(rows, cols, MulSegment<D>{t2, act, width, heads, t4}, s);
-  col_sum(t4, rows, cols, w.partials(), d(dalpha), s);
+  col_sum(t4, rows, cols, a(w.partials()), d(dalpha), s);
   map(rows, cols, MulSegment<D>{d(x), dz, width, heads, t4}, s);
-  col_sum(t4, rows, cols, w.partials(), d(dbeta), s);
-  col_sum(t2, rows, cols, w.partials(), d(dgamma), s);
+  col_sum(t4, rows, cols, a(w.partials()), d(dbeta), s);
+  col_sum(t2, rows, cols, a(w.partials()), d(dgamma), s);
 }
 
 #define SCALEREF_INSTANTIATE(T)                                                                    \

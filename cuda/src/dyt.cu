@@ -16,15 +16,16 @@ using namespace detail;
 
 template <class D, int V>
 __global__ void __launch_bounds__(kMaxThreads)
-    forward_kernel(Rows<const D> x, Rows<D> y, const D* alpha, const D* gamma, const D* beta) {
+    forward_kernel(DevRows<const D> x, DevRows<D> y, DevPtr<const D> alpha, DevPtr<const D> gamma,
+                   DevPtr<const D> beta) {
   using A = AccT<D>;
-  const A a = widen(alpha[0]);
+  const A a = widen(ld(alpha));
   const i64 w = x.cols;
   for (RowLoop rows(x.rows); rows.more(); rows.next()) {
     if (!rows.active()) continue;  // no barrier in this kernel
     const i64 i = rows.row();
-    const D* xr = x.data + i * x.stride;
-    D* yr = y.data + i * y.stride;
+    DevPtr<const D> xr = x.data + i * x.stride;
+    DevPtr<D> yr = y.data + i * y.stride;
     for (i64 j = first_col<V>(); j < w; j += col_step<V>()) {
       A v[V], g[V], b[V], out[V];
       load<V>(xr, j, w, v);
@@ -40,21 +41,21 @@ __global__ void __launch_bounds__(kMaxThreads)
 // Partial row layout: [dgamma: D][dbeta: D][dalpha: 1].
 template <class D, int V>
 __global__ void __launch_bounds__(kMaxThreads)
-    backward_kernel(Rows<const D> x, Rows<const D> dy, Rows<D> dx, const D* alpha, const D* gamma,
-                    AccT<D>* partials, bool shared_sums) {
+    backward_kernel(DevRows<const D> x, DevRows<const D> dy, DevRows<D> dx, DevPtr<const D> alpha,
+                    DevPtr<const D> gamma, DevPtr<AccT<D>> partials, bool shared_sums) {
   using A = AccT<D>;
-  __shared__ Scratch<A> scratch;
-  const A a = widen(alpha[0]);
+  SCALEREF_SHARED(ScratchRow<A>, scratch, 32);
+  const A a = widen(ld(alpha));
   const i64 w = x.cols;
   Accumulators<A> acc =
-      block_accumulators(partials, 2 * w + 1, reinterpret_cast<A*>(dynamic_shared), shared_sums);
+      block_accumulators(partials, 2 * w + 1, ptr_cast<A>(dynamic_shared), shared_sums);
   zero_owned<V>(acc.sums, w, 2);
   A dalpha = 0;                                           // this thread's share of sum u x
   for (RowLoop rows(x.rows); rows.more(); rows.next()) {  // one row per block: all active
     const i64 i = rows.row();
-    const D* xr = x.data + i * x.stride;
-    const D* dyr = dy.data + i * dy.stride;
-    D* dxr = dx.data + i * dx.stride;
+    DevPtr<const D> xr = x.data + i * x.stride;
+    DevPtr<const D> dyr = dy.data + i * dy.stride;
+    DevPtr<D> dxr = dx.data + i * dx.stride;
     for (i64 j = first_col<V>(); j < w; j += col_step<V>()) {
       A v[V], d[V], g[V], out[V];
       load<V>(xr, j, w, v);
@@ -67,8 +68,8 @@ __global__ void __launch_bounds__(kMaxThreads)
         out[k] = a * u;
         if (j + k < w) {
           dalpha += u * v[k];
-          acc.sums[j + k] += d[k] * t;
-          acc.sums[w + j + k] += d[k];
+          add_to(acc.sums, j + k, d[k] * t);
+          add_to(acc.sums, w + j + k, d[k]);
         }
       }
       store<V>(dxr, j, w, out);
@@ -76,7 +77,7 @@ __global__ void __launch_bounds__(kMaxThreads)
   }
   copy_owned<V>(acc, w, 2);
   dalpha = group_sum(dalpha, scratch);
-  if (threadIdx.x == 0) acc.partial[2 * w] = dalpha;
+  if (threadIdx.x == 0) st(acc.partial + 2 * w, dalpha);
 }
 
 template <class T>

@@ -33,14 +33,14 @@ __device__ inline double value(const FillLaw& law, const random::Stream& rng, st
 
 template <class D>
 __global__ void __launch_bounds__(kThreads)
-    fill_kernel(FillLaw law, random::Stream rng, Rows<D> out) {
+    fill_kernel(FillLaw law, random::Stream rng, DevRows<D> out) {
   const i64 n = out.rows * out.cols;
   for (i64 k = i64(blockIdx.x) * kThreads + threadIdx.x; k < n; k += i64(gridDim.x) * kThreads) {
     const i64 i = k / out.cols, j = k - i * out.cols;
     const std::uint64_t index =
         random::element_index(static_cast<std::uint64_t>(i), static_cast<std::uint64_t>(j),
                               static_cast<std::uint64_t>(out.cols));
-    out.data[i * out.stride + j] = cuda::detail::from_double<D>(value(law, rng, index));
+    st(out.data + (i * out.stride + j), cuda::detail::from_double<D>(value(law, rng, index)));
   }
 }
 

@@ -10,9 +10,10 @@ namespace scaleref::cuda::init::detail {
 
 // The reference's init::Law, flattened.
 struct FillLaw {
-  bool normal;   // N(0, std^2); else U(-bound, bound)
-  double std;    // the normal law's std
-  double bound;  // the uniform law's bound
+  using kernel_args = void;  // a kernel parameter (scaleref/cuda/kernel.hpp): no pointer in it
+  bool normal;               // N(0, std^2); else U(-bound, bound)
+  double std;                // the normal law's std
+  double bound;              // the uniform law's bound
 };
 
 // out(i, j) = the law's draw at index i * out.cols + j of (seed, tensor), rounded to T.

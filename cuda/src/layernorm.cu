@@ -20,15 +20,15 @@ using namespace detail;
 
 template <class D, int V>
 __global__ void __launch_bounds__(kMaxThreads)
-    forward_kernel(Rows<const D> x, Rows<D> y, const D* gamma, const D* beta, AccT<D> eps,
-                   bool zero_eps, AccT<D>* mean_out, AccT<D>* rstd_out) {
+    forward_kernel(DevRows<const D> x, DevRows<D> y, DevPtr<const D> gamma, DevPtr<const D> beta,
+                   AccT<D> eps, bool zero_eps, DevPtr<AccT<D>> mean_out, DevPtr<AccT<D>> rstd_out) {
   using A = AccT<D>;
-  __shared__ Scratch<A> scratch;
+  SCALEREF_SHARED(ScratchRow<A>, scratch, 32);
   const i64 w = x.cols;
   for (RowLoop rows(x.rows); rows.more(); rows.next()) {
     const i64 i = rows.row();
     const bool on = rows.active();
-    const D* xr = x.data + (on ? i * x.stride : 0);
+    DevPtr<const D> xr = x.data + (on ? i * x.stride : 0);
     A sum = 0;
     if (on)
       for (i64 j = first_col<V>(); j < w; j += col_step<V>()) {
@@ -69,10 +69,10 @@ __global__ void __launch_bounds__(kMaxThreads)
     if (!on) continue;
     const A r = spread ? inverse_sqrt_or_nan<D>(var + eps) : Limits<A>::nan();
     if (threadIdx.x == 0 && rstd_out) {
-      mean_out[i] = mu;
-      rstd_out[i] = r;
+      st(mean_out + i, mu);
+      st(rstd_out + i, r);
     }
-    D* yr = y.data + i * y.stride;
+    DevPtr<D> yr = y.data + i * y.stride;
     for (i64 j = first_col<V>(); j < w; j += col_step<V>()) {
       A v[V], g[V], b[V], out[V];
       load<V>(xr, j, w, v);
@@ -88,21 +88,22 @@ __global__ void __launch_bounds__(kMaxThreads)
 // Partial row layout: [dgamma: D][dbeta: D].
 template <class D, int V>
 __global__ void __launch_bounds__(kMaxThreads)
-    backward_kernel(Rows<const D> x, Rows<const D> dy, Rows<D> dx, const D* gamma,
-                    const AccT<D>* mean, const AccT<D>* rstd, AccT<D>* partials, bool shared_sums) {
+    backward_kernel(DevRows<const D> x, DevRows<const D> dy, DevRows<D> dx, DevPtr<const D> gamma,
+                    DevPtr<const AccT<D>> mean, DevPtr<const AccT<D>> rstd,
+                    DevPtr<AccT<D>> partials, bool shared_sums) {
   using A = AccT<D>;
-  __shared__ Scratch<A> scratch;
+  SCALEREF_SHARED(ScratchRow<A>, scratch, 32);
   const i64 w = x.cols;
   Accumulators<A> acc{};
   if (partials) {
-    acc = block_accumulators(partials, 2 * w, reinterpret_cast<A*>(dynamic_shared), shared_sums);
+    acc = block_accumulators(partials, 2 * w, ptr_cast<A>(dynamic_shared), shared_sums);
     zero_owned<V>(acc.sums, w, 2);
   }
   for (RowLoop rows(x.rows); rows.more(); rows.next()) {  // one row per block: all active
     const i64 i = rows.row();
-    const A mu = mean[i], r = rstd[i];
-    const D* xr = x.data + i * x.stride;
-    const D* dyr = dy.data + i * dy.stride;
+    const A mu = ld(mean + i), r = ld(rstd + i);
+    DevPtr<const D> xr = x.data + i * x.stride;
+    DevPtr<const D> dyr = dy.data + i * dy.stride;
     A sum_g = 0, sum_gx = 0;
     for (i64 j = first_col<V>(); j < w; j += col_step<V>()) {
       A v[V], d[V], g[V];
@@ -119,7 +120,7 @@ __global__ void __launch_bounds__(kMaxThreads)
     }
     const A mean_g = group_sum(sum_g, scratch) / A(w);
     const A mean_gx = group_sum(sum_gx, scratch) / A(w);
-    D* dxr = dx.data + i * dx.stride;
+    DevPtr<D> dxr = dx.data + i * dx.stride;
     for (i64 j = first_col<V>(); j < w; j += col_step<V>()) {
       A v[V], d[V], g[V], out[V];
       load<V>(xr, j, w, v);
@@ -130,8 +131,8 @@ __global__ void __launch_bounds__(kMaxThreads)
         const A x_hat = (v[k] - mu) * r;
         out[k] = r * (d[k] * g[k] - mean_g - x_hat * mean_gx);
         if (partials && j + k < w) {
-          acc.sums[j + k] += d[k] * x_hat;
-          acc.sums[w + j + k] += d[k];
+          add_to(acc.sums, j + k, d[k] * x_hat);
+          add_to(acc.sums, w + j + k, d[k]);
         }
       }
       store<V>(dxr, j, w, out);

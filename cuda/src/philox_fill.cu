@@ -11,18 +11,18 @@ namespace scaleref::cuda {
 namespace {
 
 __global__ void fill(std::uint64_t seed, std::uint32_t tensor, std::size_t n, Draw draw,
-                     double* out) {
+                     DevPtr<double> out) {
   for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
     switch (draw) {
       case Draw::uniform:
-        out[i] = random::uniform(seed, tensor, i);
+        st(out + i, random::uniform(seed, tensor, i));
         break;
       case Draw::normal:
-        out[i] = random::normal(seed, tensor, i);
+        st(out + i, random::normal(seed, tensor, i));
         break;
       case Draw::truncated_normal:
-        out[i] = random::truncated_normal(seed, tensor, i, 2.0);
+        st(out + i, random::truncated_normal(seed, tensor, i, 2.0));
         break;
     }
   }

@@ -42,6 +42,7 @@ constexpr i64 kMaxRescaleBlocks = 1024;       // partial sums per statistic, at 
 
 // The entries' split into blocks (see the file comment).
 struct Layout {
+  using kernel_args = void;  // a kernel parameter (kernel.hpp): no pointer in it
   i64 n = 0, cols = 0;
   i64 chunk = 0;                     // entries per block; the last block may have fewer
   i64 step_rows = 0, step_cols = 0;  // kThreads entries = step_rows rows + step_cols columns
@@ -114,16 +115,16 @@ struct SumOp {
 // op over the block's kThreads values, by a fixed tree; the result is thread
 // 0's. Every thread of the block must call it.
 template <class Op>
-__device__ double block_reduce(double v, Op op, double (&scratch)[32]) {
+__device__ double block_reduce(double v, Op op, DevPtr<double> scratch) {
 #pragma unroll
   for (int offset = 16; offset > 0; offset >>= 1)
     v = op(v, __shfl_xor_sync(0xffffffffu, v, offset));
   const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
   constexpr unsigned warps = kThreads / 32;
-  if (lane == 0) scratch[warp] = v;
+  if (lane == 0) st(scratch + warp, v);
   __syncthreads();
   if (warp == 0) {
-    v = scratch[lane % warps];
+    v = ld(scratch + lane % warps);
 #pragma unroll
     for (unsigned offset = warps / 2; offset > 0; offset >>= 1)
       v = op(v, __shfl_xor_sync(0xffffffffu, v, offset));  // lanes < warps combine among themselves
@@ -134,54 +135,57 @@ __device__ double block_reduce(double v, Op op, double (&scratch)[32]) {
 
 template <class D>
 __global__ void __launch_bounds__(kThreads)
-    extremes_kernel(Rows<const D> w, Layout l, double* lo_partials, double* hi_partials) {
-  __shared__ double scratch[32];
+    extremes_kernel(DevRows<const D> w, Layout l, DevPtr<double> lo_partials,
+                    DevPtr<double> hi_partials) {
+  SCALEREF_SHARED(double, scratch, 32);
   double lo = INFINITY, hi = -INFINITY;
   for (Cursor c(l); c.more(); c.next(l)) {
-    const double v = load_double(w.data[c.at(w.stride)]);
+    const double v = load_double(ld(w.data + c.at(w.stride)));
     lo = MinOp{}(lo, v);
     hi = MaxOp{}(hi, v);
   }
   lo = block_reduce(lo, MinOp{}, scratch);
   hi = block_reduce(hi, MaxOp{}, scratch);
   if (threadIdx.x == 0) {
-    lo_partials[blockIdx.x] = lo;
-    hi_partials[blockIdx.x] = hi;
+    st(lo_partials + blockIdx.x, lo);
+    st(hi_partials + blockIdx.x, hi);
   }
 }
 
 __global__ void __launch_bounds__(kThreads)
-    finish_extremes(const double* lo_partials, const double* hi_partials, unsigned blocks,
-                    DeviceStats* st) {
-  __shared__ double scratch[32];
+    finish_extremes(DevPtr<const double> lo_partials, DevPtr<const double> hi_partials,
+                    unsigned blocks, DevPtr<DeviceStats> stats) {
+  SCALEREF_SHARED(double, scratch, 32);
   double lo = INFINITY, hi = -INFINITY;
   for (unsigned b = threadIdx.x; b < blocks; b += kThreads) {
-    lo = MinOp{}(lo, lo_partials[b]);
-    hi = MaxOp{}(hi, hi_partials[b]);
+    lo = MinOp{}(lo, ld(lo_partials + b));
+    hi = MaxOp{}(hi, ld(hi_partials + b));
   }
   lo = block_reduce(lo, MinOp{}, scratch);
   hi = block_reduce(hi, MaxOp{}, scratch);
   if (threadIdx.x == 0) {
-    st->lo = lo;
-    st->hi = hi;
+    st(field(stats, &DeviceStats::lo), lo);
+    st(field(stats, &DeviceStats::hi), hi);
     int e = 0;
     const double largest = -lo > hi ? -lo : hi;  // max |W| = max(-min W, max W)
     if (isfinite(lo) && isfinite(hi) && largest > 0) frexp(largest, &e);
-    st->e = e;
+    st(field(stats, &DeviceStats::e), e);
   }
 }
 
 // Per block: sum of W 2^-e (kSquares false) or of (W 2^-e - m)^2 (kSquares
-// true; m = st->mean when centered, else 0).
+// true; m = stats->mean when centered, else 0).
 template <class D, bool kSquares>
 __global__ void __launch_bounds__(kThreads)
-    sums_kernel(Rows<const D> w, Layout l, const DeviceStats* st, bool centered, double* partials) {
-  __shared__ double scratch[32];
-  const int e = st->e;
-  const double m = centered ? st->mean : 0.0;
+    sums_kernel(DevRows<const D> w, Layout l, DevPtr<const DeviceStats> stats, bool centered,
+                DevPtr<double> partials) {
+  SCALEREF_SHARED(double, scratch, 32);
+  const int e = ld(field(stats, &DeviceStats::e));
+  const double m = centered ? ld(field(stats, &DeviceStats::mean)) : 0.0;
   double acc = 0;
   for (Cursor c(l); c.more(); c.next(l)) {
-    const double v = ldexp(load_double(w.data[c.at(w.stride)]), -e);  // exact (as the reference)
+    const double v =
+        ldexp(load_double(ld(w.data + c.at(w.stride))), -e);  // exact (as the reference)
     if constexpr (kSquares) {
       const double d = v - m;
       acc = __fma_rn(d, d, acc);
@@ -190,23 +194,24 @@ __global__ void __launch_bounds__(kThreads)
     }
   }
   acc = block_reduce(acc, SumOp{}, scratch);
-  if (threadIdx.x == 0) partials[blockIdx.x] = acc;
+  if (threadIdx.x == 0) st(partials + blockIdx.x, acc);
 }
 
 // The blocks' sums in block order (a fixed tree over kThreads strided sums).
-// squares false: st->sum and st->mean = sum / n; true: st->squares.
+// squares false: stats->sum and stats->mean = sum / n; true: stats->squares.
 __global__ void __launch_bounds__(kThreads)
-    finish_sum(const double* partials, unsigned blocks, double n, bool squares, DeviceStats* st) {
-  __shared__ double scratch[32];
+    finish_sum(DevPtr<const double> partials, unsigned blocks, double n, bool squares,
+               DevPtr<DeviceStats> stats) {
+  SCALEREF_SHARED(double, scratch, 32);
   double s = 0;
-  for (unsigned b = threadIdx.x; b < blocks; b += kThreads) s += partials[b];
+  for (unsigned b = threadIdx.x; b < blocks; b += kThreads) s += ld(partials + b);
   s = block_reduce(s, SumOp{}, scratch);
   if (threadIdx.x == 0) {
     if (squares) {
-      st->squares = s;
+      st(field(stats, &DeviceStats::squares), s);
     } else {
-      st->sum = s;
-      st->mean = __ddiv_rn(s, n);
+      st(field(stats, &DeviceStats::sum), s);
+      st(field(stats, &DeviceStats::mean), __ddiv_rn(s, n));
     }
   }
 }
@@ -214,21 +219,22 @@ __global__ void __launch_bounds__(kThreads)
 // out = ((w - mean) / std) target + mean, each operation rounded as the reference's.
 template <class D>
 __global__ void __launch_bounds__(kThreads)
-    affine_kernel(Rows<const D> w, Rows<D> out, Layout l, double mean, double std, double target) {
+    affine_kernel(DevRows<const D> w, DevRows<D> out, Layout l, double mean, double std,
+                  double target) {
   for (Cursor c(l); c.more(); c.next(l)) {
-    const double v = load_double(w.data[c.at(w.stride)]);
+    const double v = load_double(ld(w.data + c.at(w.stride)));
     const double z = __ddiv_rn(__dsub_rn(v, mean), std);  // eq. 19
-    out.data[c.at(out.stride)] = detail::from_double<D>(__dadd_rn(__dmul_rn(z, target), mean));
+    st(out.data + c.at(out.stride), detail::from_double<D>(__dadd_rn(__dmul_rn(z, target), mean)));
   }
 }
 
 // out = w / norm (eq. 17).
 template <class D>
 __global__ void __launch_bounds__(kThreads)
-    divide_kernel(Rows<const D> w, Rows<D> out, Layout l, double norm) {
+    divide_kernel(DevRows<const D> w, DevRows<D> out, Layout l, double norm) {
   for (Cursor c(l); c.more(); c.next(l)) {
-    const double v = load_double(w.data[c.at(w.stride)]);
-    out.data[c.at(out.stride)] = detail::from_double<D>(__ddiv_rn(v, norm));
+    const double v = load_double(ld(w.data + c.at(w.stride)));
+    st(out.data + c.at(out.stride), detail::from_double<D>(__ddiv_rn(v, norm)));
   }
 }
 

@@ -18,16 +18,16 @@ using namespace detail;
 
 template <class D, int V>
 __global__ void __launch_bounds__(kMaxThreads)
-    forward_kernel(Rows<const D> x, Rows<D> y, const D* gamma, int heads, AccT<D> eps,
-                   AccT<D>* rstd) {
+    forward_kernel(DevRows<const D> x, DevRows<D> y, DevPtr<const D> gamma, int heads, AccT<D> eps,
+                   DevPtr<AccT<D>> rstd) {
   using A = AccT<D>;
-  __shared__ Scratch<A> scratch;
+  SCALEREF_SHARED(ScratchRow<A>, scratch, 32);
   const i64 w = x.cols / heads;
   for (RowLoop rows(x.rows); rows.more(); rows.next()) {
     const i64 i = rows.row();
     const bool on = rows.active();
     for (int h = 0; h < heads; ++h) {
-      const D* xr = x.data + (on ? i * x.stride + h * w : 0);
+      DevPtr<const D> xr = x.data + (on ? i * x.stride + h * w : 0);
       A ss = 0;
       if (on)
         for (i64 j = first_col<V>(); j < w; j += col_step<V>()) {
@@ -39,9 +39,9 @@ __global__ void __launch_bounds__(kMaxThreads)
       ss = group_sum(ss, scratch);
       if (!on) continue;
       const A r = inverse_sqrt_or_nan<D>(ss / A(w) + eps);
-      if (rstd && threadIdx.x == 0) rstd[i * heads + h] = r;
-      D* yr = y.data + i * y.stride + h * w;
-      const D* gr = gamma ? gamma + h * w : nullptr;
+      if (rstd && threadIdx.x == 0) st(rstd + (i * heads + h), r);
+      DevPtr<D> yr = y.data + i * y.stride + h * w;
+      DevPtr<const D> gr = gamma ? gamma + h * w : nullptr;
       for (i64 j = first_col<V>(); j < w; j += col_step<V>()) {
         A v[V], g[V], out[V];
         load<V>(xr, j, w, v);
@@ -56,25 +56,25 @@ __global__ void __launch_bounds__(kMaxThreads)
 
 template <class D, int V>
 __global__ void __launch_bounds__(kMaxThreads)
-    backward_kernel(Rows<const D> x, Rows<const D> dy, Rows<D> dx, const D* gamma, int heads,
-                    const AccT<D>* rstd, AccT<D>* partials, bool shared_sums) {
+    backward_kernel(DevRows<const D> x, DevRows<const D> dy, DevRows<D> dx, DevPtr<const D> gamma,
+                    int heads, DevPtr<const AccT<D>> rstd, DevPtr<AccT<D>> partials,
+                    bool shared_sums) {
   using A = AccT<D>;
-  __shared__ Scratch<A> scratch;
+  SCALEREF_SHARED(ScratchRow<A>, scratch, 32);
   const i64 w = x.cols / heads;
   // dgamma's running sums (when wanted: partials != nullptr); thread-owned columns
   Accumulators<A> dgamma{};
   if (partials) {
-    dgamma =
-        block_accumulators(partials, x.cols, reinterpret_cast<A*>(dynamic_shared), shared_sums);
+    dgamma = block_accumulators(partials, x.cols, ptr_cast<A>(dynamic_shared), shared_sums);
     zero_owned<V>(dgamma.sums, w, heads);  // head-relative columns, as the loop below adds
   }
   for (RowLoop rows(x.rows); rows.more(); rows.next()) {  // one row per block: all active
     const i64 i = rows.row();
     for (int h = 0; h < heads; ++h) {
-      const A r = rstd[i * heads + h];
-      const D* xr = x.data + i * x.stride + h * w;
-      const D* dyr = dy.data + i * dy.stride + h * w;
-      const D* gr = gamma ? gamma + h * w : nullptr;
+      const A r = ld(rstd + (i * heads + h));
+      DevPtr<const D> xr = x.data + i * x.stride + h * w;
+      DevPtr<const D> dyr = dy.data + i * dy.stride + h * w;
+      DevPtr<const D> gr = gamma ? gamma + h * w : nullptr;
       A proj = 0;  // sum g x_hat
       for (i64 j = first_col<V>(); j < w; j += col_step<V>()) {
         A v[V], d[V], g[V];
@@ -85,8 +85,8 @@ __global__ void __launch_bounds__(kMaxThreads)
         for (int k = 0; k < V; ++k) proj += (d[k] * g[k]) * (v[k] * r);
       }
       const A mean = group_sum(proj, scratch) / A(w);
-      D* dxr = dx.data + i * dx.stride + h * w;
-      A* sums = partials ? dgamma.sums + h * w : nullptr;
+      DevPtr<D> dxr = dx.data + i * dx.stride + h * w;
+      DevPtr<A> sums = partials ? dgamma.sums + h * w : nullptr;
       for (i64 j = first_col<V>(); j < w; j += col_step<V>()) {
         A v[V], d[V], g[V], out[V];
         load<V>(xr, j, w, v);
@@ -96,7 +96,7 @@ __global__ void __launch_bounds__(kMaxThreads)
         for (int k = 0; k < V; ++k) {
           const A x_hat = v[k] * r;
           out[k] = r * (d[k] * g[k] - x_hat * mean);
-          if (sums && j + k < w) sums[j + k] += d[k] * x_hat;
+          if (sums && j + k < w) add_to(sums, j + k, d[k] * x_hat);
         }
         store<V>(dxr, j, w, out);
       }

@@ -31,14 +31,14 @@ using namespace detail;
 // by the same thread).
 template <class D, int V>
 __global__ void __launch_bounds__(kMaxThreads)
-    scale_columns_kernel(Rows<const D> z, Rows<D> y, const D* a) {
+    scale_columns_kernel(DevRows<const D> z, DevRows<D> y, DevPtr<const D> a) {
   using A = AccT<D>;
   const i64 w = z.cols;
   for (RowLoop rows(z.rows); rows.more(); rows.next()) {
     if (!rows.active()) continue;
     const i64 i = rows.row();
-    const D* zr = z.data + i * z.stride;
-    D* yr = y.data + i * y.stride;
+    DevPtr<const D> zr = z.data + i * z.stride;
+    DevPtr<D> yr = y.data + i * y.stride;
     for (i64 j = first_col<V>(); j < w; j += col_step<V>()) {
       A v[V], s[V], out[V];
       load<V>(zr, j, w, v);
@@ -57,20 +57,20 @@ __global__ void __launch_bounds__(kMaxThreads)
 // out only the sums of its own columns (partials.cuh): no barrier needed.
 template <class D, int V>
 __global__ void __launch_bounds__(kMaxThreads)
-    scale_columns_backward_kernel(Rows<const D> z, Rows<const D> dy, Rows<D> dz, const D* a,
-                                  AccT<D>* partials, bool shared_sums) {
+    scale_columns_backward_kernel(DevRows<const D> z, DevRows<const D> dy, DevRows<D> dz,
+                                  DevPtr<const D> a, DevPtr<AccT<D>> partials, bool shared_sums) {
   using A = AccT<D>;
   const i64 w = z.cols;
   Accumulators<A> da{};
   if (partials) {
-    da = block_accumulators(partials, w, reinterpret_cast<A*>(dynamic_shared), shared_sums);
+    da = block_accumulators(partials, w, ptr_cast<A>(dynamic_shared), shared_sums);
     zero_owned<V>(da.sums, w, 1);
   }
   for (RowLoop rows(z.rows); rows.more(); rows.next()) {
     const i64 i = rows.row();
-    const D* zr = z.data + i * z.stride;
-    const D* dyr = dy.data + i * dy.stride;
-    D* dzr = dz.data ? dz.data + i * dz.stride : nullptr;
+    DevPtr<const D> zr = z.data + i * z.stride;
+    DevPtr<const D> dyr = dy.data + i * dy.stride;
+    DevPtr<D> dzr = dz.data ? dz.data + i * dz.stride : nullptr;
     for (i64 j = first_col<V>(); j < w; j += col_step<V>()) {
       A d[V];
       load<V>(dyr, j, w, d);
@@ -86,7 +86,7 @@ __global__ void __launch_bounds__(kMaxThreads)
         load<V>(zr, j, w, v);
 #pragma unroll
         for (int k = 0; k < V; ++k)
-          if (j + k < w) da.sums[j + k] += d[k] * v[k];
+          if (j + k < w) add_to(da.sums, j + k, d[k] * v[k]);
       }
     }
   }
@@ -96,13 +96,13 @@ __global__ void __launch_bounds__(kMaxThreads)
 // out(i, j) = sum over b = 0, 1, ... of parts[b * part + i * cols + j], in Acc,
 // rounded once: `branches` dense [rows, cols] matrices, `part` entries apart.
 template <class D>
-__global__ void sum_parts_kernel(const D* parts, int branches, i64 part, Rows<D> out) {
+__global__ void sum_parts_kernel(DevPtr<const D> parts, int branches, i64 part, DevRows<D> out) {
   const i64 n = out.rows * out.cols;
   for (i64 e = i64(blockIdx.x) * blockDim.x + threadIdx.x; e < n;
        e += i64(gridDim.x) * blockDim.x) {
     AccT<D> s = 0;
-    for (int b = 0; b < branches; ++b) s += widen(parts[b * part + e]);
-    out.data[(e / out.cols) * out.stride + e % out.cols] = narrow<D>(s);
+    for (int b = 0; b < branches; ++b) s += widen(ld(parts + (b * part + e)));
+    st(out.data + ((e / out.cols) * out.stride + e % out.cols), narrow<D>(s));
   }
 }
 

@@ -36,13 +36,14 @@ __device__ inline A derivative(Activation s, A z) {
 // What both directions read besides x and dy.
 template <class D>
 struct Net {
-  const D* alpha;
-  const D* beta;
-  const D* gamma;  // nullptr: none (SeeDNorm); AdaSeeDNorm's bracket has 1
+  using kernel_args = void;  // a kernel parameter (kernel.hpp): no raw pointer in it
+  DevPtr<const D> alpha;
+  DevPtr<const D> beta;
+  DevPtr<const D> gamma;  // nullptr: none (SeeDNorm); AdaSeeDNorm's bracket has 1
   AlphaForm alpha_form;
   Activation sigma;
   int heads;
-  Rows<const D> gamma_c, eta_c;  // AdaSeeDNorm only
+  DevRows<const D> gamma_c, eta_c;  // AdaSeeDNorm only
 };
 
 // The alpha entries a_k of columns j .. j + V - 1 of head h.
@@ -52,7 +53,7 @@ __device__ inline void load_alpha(const Net<D>& n, i64 h, i64 j, i64 w, AccT<D> 
   if (n.alpha_form == AlphaForm::vector) {
     load<V>(n.alpha + h * w, j, w, a);
   } else {
-    const A s = n.alpha_form == AlphaForm::scalar ? widen(n.alpha[0]) : A(1);
+    const A s = n.alpha_form == AlphaForm::scalar ? widen(ld(n.alpha)) : A(1);
 #pragma unroll
     for (int k = 0; k < V; ++k) a[k] = s;
   }
@@ -64,16 +65,16 @@ __device__ inline void load_alpha(const Net<D>& n, i64 h, i64 j, i64 w, AccT<D> 
 // fails with "too many resources requested for launch".
 template <class D, int V, bool kAda>
 __global__ void __launch_bounds__(kMaxThreads)
-    forward_kernel(Net<D> n, Rows<const D> x, Rows<D> y, AccT<D> eps, AccT<D>* rstd_out,
-                   AccT<D>* z_out) {
+    forward_kernel(Net<D> n, DevRows<const D> x, DevRows<D> y, AccT<D> eps,
+                   DevPtr<AccT<D>> rstd_out, DevPtr<AccT<D>> z_out) {
   using A = AccT<D>;
-  __shared__ Scratch<A> scratch;
-  A* s_row = reinterpret_cast<A*>(dynamic_shared) + i64(threadIdx.y) * n.heads;  // sigma(z_h)
+  SCALEREF_SHARED(ScratchRow<A>, scratch, 32);
+  DevPtr<A> s_row = ptr_cast<A>(dynamic_shared) + i64(threadIdx.y) * n.heads;  // sigma(z_h)
   const i64 w = x.cols / n.heads;
   for (RowLoop rows(x.rows); rows.more(); rows.next()) {
     const i64 i = rows.row();
     const bool on = rows.active();
-    const D* xr = x.data + (on ? i * x.stride : 0);
+    DevPtr<const D> xr = x.data + (on ? i * x.stride : 0);
     A ss = 0;
     for (int h = 0; h < n.heads; ++h) {
       A dot = 0;
@@ -90,18 +91,18 @@ __global__ void __launch_bounds__(kMaxThreads)
         }
       dot = group_sum(dot, scratch);
       if (threadIdx.x == 0) {
-        s_row[h] = activate(n.sigma, dot);
-        if (on && z_out) z_out[i * n.heads + h] = dot;
+        st(s_row + h, activate(n.sigma, dot));
+        if (on && z_out) st(z_out + (i * n.heads + h), dot);
       }
     }
     ss = group_sum(ss, scratch);
     __syncthreads();  // s_row written by thread 0 is seen by the whole group
     if (on) {
       const A r = inverse_sqrt_or_nan<D>(ss / A(x.cols) + eps);
-      if (threadIdx.x == 0 && rstd_out) rstd_out[i] = r;
-      D* yr = y.data + i * y.stride;
+      if (threadIdx.x == 0 && rstd_out) st(rstd_out + i, r);
+      DevPtr<D> yr = y.data + i * y.stride;
       for (int h = 0; h < n.heads; ++h) {
-        const A s = s_row[h];
+        const A s = ld(s_row + h);
         for (i64 j = first_col<V>(); j < w; j += col_step<V>()) {
           A v[V], a[V], out[V];
           load<V>(xr + h * w, j, w, v);
@@ -130,29 +131,29 @@ __global__ void __launch_bounds__(kMaxThreads)
 // Partial row layout: [dbeta: D][dgamma: D][dalpha: D (vector) | 1 (scalar) | 0].
 template <class D, int V, bool kAda>
 __global__ void __launch_bounds__(kMaxThreads)
-    backward_kernel(Net<D> n, Rows<const D> x, Rows<const D> dy, Rows<D> dx, Rows<D> dgamma_c,
-                    Rows<D> deta_c, const AccT<D>* rstd, const AccT<D>* z, AccT<D>* partials,
-                    bool shared_sums) {
+    backward_kernel(Net<D> n, DevRows<const D> x, DevRows<const D> dy, DevRows<D> dx,
+                    DevRows<D> dgamma_c, DevRows<D> deta_c, DevPtr<const AccT<D>> rstd,
+                    DevPtr<const AccT<D>> z, DevPtr<AccT<D>> partials, bool shared_sums) {
   using A = AccT<D>;
-  __shared__ Scratch<A> scratch;
+  SCALEREF_SHARED(ScratchRow<A>, scratch, 32);
   const i64 cols = x.cols, w = cols / n.heads;
   const bool alpha_vector = n.alpha_form == AlphaForm::vector;
   const i64 count = 2 * cols + (alpha_vector ? cols : n.alpha_form == AlphaForm::scalar ? 1 : 0);
   const i64 segments = (alpha_vector ? 3 : 2) * i64(n.heads);
-  A* dz_row = reinterpret_cast<A*>(dynamic_shared) + (shared_sums ? segments * w : 0);
+  DevPtr<A> dz_row = ptr_cast<A>(dynamic_shared) + (shared_sums ? segments * w : 0);
   Accumulators<A> acc =
-      block_accumulators(partials, count, reinterpret_cast<A*>(dynamic_shared), shared_sums);
+      block_accumulators(partials, count, ptr_cast<A>(dynamic_shared), shared_sums);
   zero_owned<V>(acc.sums, w, segments);
   A dalpha_scalar = 0;
   for (RowLoop rows(x.rows); rows.more(); rows.next()) {  // one row per block: all active
     const i64 i = rows.row();
-    const A r = rstd[i];
-    const D* xr = x.data + i * x.stride;
-    const D* dyr = dy.data + i * dy.stride;
-    const D* gcr = kAda ? n.gamma_c.data + i * n.gamma_c.stride : nullptr;
+    const A r = ld(rstd + i);
+    DevPtr<const D> xr = x.data + i * x.stride;
+    DevPtr<const D> dyr = dy.data + i * dy.stride;
+    DevPtr<const D> gcr = kAda ? n.gamma_c.data + i * n.gamma_c.stride : nullptr;
     A gx = 0;  // sum g x_hat, g = dy' (a s + gamma)
     for (int h = 0; h < n.heads; ++h) {
-      const A zh = z[i * n.heads + h], s = activate(n.sigma, zh);
+      const A zh = ld(z + (i * n.heads + h)), s = activate(n.sigma, zh);
       A ds = 0;
       for (i64 j = first_col<V>(); j < w; j += col_step<V>()) {
         A v[V], d[V], a[V], g[V];
@@ -178,13 +179,13 @@ __global__ void __launch_bounds__(kMaxThreads)
         }
       }
       ds = group_sum(ds, scratch);
-      if (threadIdx.x == 0) dz_row[h] = derivative(n.sigma, zh) * ds;
+      if (threadIdx.x == 0) st(dz_row + h, derivative(n.sigma, zh) * ds);
     }
     const A mean = group_sum(gx, scratch) / A(cols);
     __syncthreads();  // dz_row written by thread 0 is seen by all
-    D* dxr = dx.data + i * dx.stride;
+    DevPtr<D> dxr = dx.data + i * dx.stride;
     for (int h = 0; h < n.heads; ++h) {
-      const A s = activate(n.sigma, z[i * n.heads + h]), dz = dz_row[h];
+      const A s = activate(n.sigma, ld(z + (i * n.heads + h))), dz = ld(dz_row + h);
       for (i64 j = first_col<V>(); j < w; j += col_step<V>()) {
         A v[V], d[V], a[V], b[V], g[V], gc[V] = {}, out[V];
         load<V>(xr + h * w, j, w, v);
@@ -212,10 +213,10 @@ __global__ void __launch_bounds__(kMaxThreads)
           out[k] = dz * b[k] + r * (dyk * (a[k] * s + g[k]) - x_hat * mean);
           if (j + k < w) {
             const i64 c = h * w + j + k;
-            acc.sums[c] += dz * v[k];  // dbeta
-            acc.sums[cols + c] += q;   // dgamma
+            add_to(acc.sums, c, dz * v[k]);  // dbeta
+            add_to(acc.sums, cols + c, q);   // dgamma
             if (alpha_vector)
-              acc.sums[2 * cols + c] += s * q;
+              add_to(acc.sums, 2 * cols + c, s * q);
             else
               dalpha_scalar += s * q;  // unused unless alpha is a scalar
           }
@@ -232,17 +233,25 @@ __global__ void __launch_bounds__(kMaxThreads)
   copy_owned<V>(acc, w, segments);
   if (n.alpha_form == AlphaForm::scalar) {
     dalpha_scalar = group_sum(dalpha_scalar, scratch);
-    if (threadIdx.x == 0) acc.partial[2 * cols] = dalpha_scalar;
+    if (threadIdx.x == 0) st(acc.partial + 2 * cols, dalpha_scalar);
   }
 }
 
 template <class T>
 Net<Dev<T>> net(const Params<T>& p, const Config& c, const Condition<T>* cond) {
-  Net<Dev<T>> n{dev(p.alpha), dev(p.beta), dev(p.gamma), c.alpha, c.sigma, c.heads, {}, {}};
+  using D = Dev<T>;
+  Net<D> n{DevPtr<const D>(dev(p.alpha)),
+           DevPtr<const D>(dev(p.beta)),
+           DevPtr<const D>(dev(p.gamma)),
+           c.alpha,
+           c.sigma,
+           c.heads,
+           {},
+           {}};
   if (cond) {
     n.gamma = nullptr;
-    n.gamma_c = dev(cond->gamma_c);
-    n.eta_c = dev(cond->eta_c);
+    n.gamma_c = DevRows<const D>(dev(cond->gamma_c));
+    n.eta_c = DevRows<const D>(dev(cond->eta_c));
   }
   return n;
 }

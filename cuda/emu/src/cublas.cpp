@@ -102,6 +102,9 @@ void gemm(cublasOperation_t ta, cublasOperation_t tb, std::int64_t m, std::int64
   Matrix<S> out = alpha * product;
   if (beta != S(0)) out += beta * read<S>(c, ct, m, n, ldc);  // beta = 0: C is not read (NaN-safe)
   write<S>(out, c, ct, ldc);
+  for (std::int64_t j = 0; j < n; ++j)  // initcheck: C's columns are written
+    scaleref::emu::checks::written(static_cast<char*>(c) + j * ldc * entry_bytes(ct),
+                                   static_cast<std::size_t>(m) * entry_bytes(ct));
 }
 
 }  // namespace

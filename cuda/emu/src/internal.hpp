@@ -22,6 +22,27 @@ std::size_t dynamic_shared_limit(const void* kernel);
 // Writes into buf without allocating (it runs in a signal handler).
 void describe_position(char* buf, std::size_t size);
 
+// scheduler.cpp: fails the running block, as its barrier checks do, with
+// `why` (which names the kernel); the launch then fails with it.
+[[noreturn]] void fail_running_block(std::string why);
+
+// checks.cpp: the state behind initcheck and racecheck (detail::access).
+namespace checks {
+// memory.cpp and runtime.cpp: an allocation made and freed; bytes written by
+// a copy, a memset or cuBLAS (device side, already checked to be inside one).
+void allocated(const void* data, std::size_t bytes);
+void freed(const void* data);
+void written(const void* p, std::size_t bytes);
+// scheduler.cpp: each schedule of a launch, each block, each barrier passed,
+// each warp collective completed (the lanes of `mask` are ordered with one another).
+void begin_launch(const char* kernel, dim3 grid, dim3 block, void* dynamic_lo,
+                  std::size_t dynamic_bytes);
+void begin_block(std::uint32_t block_linear, unsigned threads);
+void end_block();
+void barrier();
+void warp_collective(unsigned warp, unsigned mask);
+}  // namespace checks
+
 // memory.cpp: cudaMalloc and cudaFree (with their checks) and the bytes in use.
 cudaError_t allocate(void** ptr, std::size_t bytes);
 cudaError_t release(void* ptr);

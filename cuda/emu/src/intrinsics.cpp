@@ -1,7 +1,9 @@
-// CUDA's directed-rounding intrinsics of double (device.hpp) on the host:
-// each operation under the named IEEE rounding mode, set for that operation
-// and restored after. Built with -frounding-math (cuda/emu/CMakeLists.txt), so
+// CUDA's rounding intrinsics of double (device.hpp) on the host: each
+// operation under the named IEEE rounding mode, set for that operation and
+// restored after. Built with -frounding-math (cuda/emu/CMakeLists.txt), so
 // the compiler neither folds nor moves the operations across the mode switch.
+// The _rn ones are the host's own arithmetic, here, out of line, so that a
+// caller built with -ffp-contract=fast cannot fuse them (CUDA never does).
 #include <cuda_runtime.h>
 
 #include <cfenv>
@@ -44,6 +46,10 @@ auto rounded(int mode, F f) {
   }
 
 extern "C" {
+double __dadd_rn(double a, double b) { return a + b; }
+double __dsub_rn(double a, double b) { return a - b; }
+double __dmul_rn(double a, double b) { return a * b; }
+double __ddiv_rn(double a, double b) { return a / b; }
 SCALEREF_EMU_DIRECTED(rz, FE_TOWARDZERO)
 SCALEREF_EMU_DIRECTED(ru, FE_UPWARD)
 SCALEREF_EMU_DIRECTED(rd, FE_DOWNWARD)

@@ -329,6 +329,7 @@ cudaError_t allocate(void** ptr, std::size_t bytes) {
   const std::lock_guard lock(r.mutex);
   r.live.emplace(reinterpret_cast<std::uintptr_t>(data), Mapping{b, size, data, bytes});
   r.used += bytes;
+  checks::allocated(data, bytes);
   *ptr = data;
   return cudaSuccess;
 }
@@ -350,6 +351,7 @@ cudaError_t release(void* ptr) {
   lock.lock();
   Mapping m = it->second;
   r.live.erase(it);
+  checks::freed(m.data);
   r.used -= m.bytes;
   mprotect(m.base, m.size, PROT_NONE);
   madvise(m.base, m.size, MADV_DONTNEED);

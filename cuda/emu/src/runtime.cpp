@@ -102,6 +102,7 @@ cudaError_t copy(const char* call, void* dst, const void* src, std::size_t bytes
   if (src_dev)
     if (cudaError_t e = check_side(call, "source", src, bytes)) return e;
   std::memmove(dst, src, bytes);
+  if (dst_dev) checks::written(dst, bytes);
   return synchronizing();
 }
 
@@ -277,6 +278,7 @@ cudaError_t cudaMemset(void* dst, int value, std::size_t bytes) {
   if (bytes == 0) return synchronizing();
   if (cudaError_t e = check_side("cudaMemset", "destination", dst, bytes)) return e;
   std::memset(dst, value, bytes);
+  checks::written(dst, bytes);
   return synchronizing();
 }
 

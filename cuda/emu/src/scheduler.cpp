@@ -33,16 +33,10 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "internal.hpp"
-
-extern "C" {
-// The linker's bounds of the static __shared__ variables (device.hpp); weak:
-// a program without any has no such section.
-extern char __start_scaleref_emu_shared[] __attribute__((weak));
-extern char __stop_scaleref_emu_shared[] __attribute__((weak));
-}
 
 namespace scaleref::emu {
 
@@ -56,6 +50,14 @@ std::string Schedule::name() const {
       return "reversed";
     case random:
       return "random:" + std::to_string(seed);
+    case warp_ahead:
+      return "warp-ahead:" + std::to_string(seed);
+    case warp_behind:
+      return "warp-behind:" + std::to_string(seed);
+    case thread_ahead:
+      return "thread-ahead:" + std::to_string(seed);
+    case thread_behind:
+      return "thread-behind:" + std::to_string(seed);
   }
   return "?";
 }
@@ -63,13 +65,28 @@ std::string Schedule::name() const {
 Schedule parse_schedule(std::string_view text) {
   if (text == "in-order") return {Schedule::in_order, 0};
   if (text == "reversed") return {Schedule::reversed, 0};
-  if (text.substr(0, 7) == "random:" && text.size() > 7) {
-    const std::string digits(text.substr(7));
-    if (digits.find_first_not_of("0123456789") == std::string::npos && digits.size() <= 19)
-      return {Schedule::random, std::stoull(digits)};
+  const auto number = [](std::string_view digits, std::uint64_t& out) {
+    if (digits.empty() || digits.size() > 19 ||
+        digits.find_first_not_of("0123456789") != std::string_view::npos)
+      return false;
+    out = std::stoull(std::string(digits));
+    return true;
+  };
+  std::uint64_t n = 0;
+  if (text.substr(0, 7) == "random:" && number(text.substr(7), n)) return {Schedule::random, n};
+  for (const auto& [prefix, kind] :
+       {std::pair{std::string_view("warp-ahead"), Schedule::warp_ahead},
+        std::pair{std::string_view("warp-behind"), Schedule::warp_behind},
+        std::pair{std::string_view("thread-ahead"), Schedule::thread_ahead},
+        std::pair{std::string_view("thread-behind"), Schedule::thread_behind}}) {
+    if (text == prefix) return {kind, 0};
+    if (text.substr(0, prefix.size()) == prefix && text.size() > prefix.size() &&
+        text[prefix.size()] == ':' && number(text.substr(prefix.size() + 1), n))
+      return {kind, n};
   }
   throw std::invalid_argument("scaleref emulator: unknown schedule '" + std::string(text) +
-                              "' (expected in-order, reversed or random:SEED)");
+                              "' (expected in-order, reversed, random:SEED, warp-ahead[:W], "
+                              "warp-behind[:W], thread-ahead[:T] or thread-behind[:T])");
 }
 
 namespace {
@@ -92,6 +109,14 @@ Options read_environment() {
       throw std::invalid_argument(std::string("scaleref emulator: SCALEREF_EMU_MAX_GRID_X='") + g +
                                   "' is not an integer in [1, 2^31 - 1]");
     o.max_grid_x = static_cast<unsigned>(v);
+  }
+  if (const char* c = std::getenv("SCALEREF_EMU_CHECK"); c && *c) {
+    const std::string_view v = c;
+    if (v != "race" && v != "default" && v != "none")
+      throw std::invalid_argument(std::string("scaleref emulator: SCALEREF_EMU_CHECK='") + c +
+                                  "' is not 'default', 'race' or 'none'");
+    o.racecheck = v == "race";
+    o.memcheck = o.initcheck = v != "none";
   }
   return o;
 }
@@ -219,9 +244,19 @@ class Block {
   const Thread* current() const { return current_; }
   uint3 block_index() const { return block_; }
   const char* kernel() const { return launch_.name; }
+  // Stops the block with `why` (kept as it is: it names the kernel).
+  [[noreturn]] void fail_with(std::string why) {
+    if (error_.empty()) error_ = std::move(why) + " (block " + coords(block_) + ")";
+    throw BlockFailed{};
+  }
 
  private:
   [[noreturn]] void fail(std::string why);
+  bool leads(const Thread& t) const;
+  bool run_round(bool leaders, bool stop_when_leader_ready);
+  bool leader_ready() const;
+  void run_round_robin();
+  void run_leader_first(bool ahead);
   void suspend() { current_->sink = std::move(current_->sink).resume(); }
   void resume(Thread& t);
   void release_barrier();
@@ -236,7 +271,8 @@ class Block {
   std::mt19937_64 rng_;
   std::vector<Thread> threads_;
   std::vector<unsigned> order_;
-  std::vector<unsigned> warp_arrived_;  // per warp: lanes waiting at a collective
+  std::vector<unsigned> warp_arrived_;           // per warp: lanes waiting at a collective
+  std::pair<unsigned, unsigned> leaders_{0, 0};  // [first, last) thread run ahead or behind
   unsigned at_barrier_ = 0, done_ = 0;
   Thread* current_ = nullptr;
   std::string error_;
@@ -249,6 +285,53 @@ void Block::fail(std::string why) {
   throw BlockFailed{};
 }
 
+bool Block::leads(const Thread& t) const {
+  return t.linear >= leaders_.first && t.linear < leaders_.second;
+}
+
+bool Block::leader_ready() const {
+  for (unsigned t = leaders_.first; t < leaders_.second; ++t)
+    if (threads_[t].state == State::ready) return true;
+  return false;
+}
+
+// One pass over the leaders (or the others) in order: each ready one runs to
+// its next switch point. Whether any ran.
+bool Block::run_round(bool leaders, bool stop_when_leader_ready) {
+  bool ran = false;
+  for (unsigned t : order_) {
+    Thread& th = threads_[t];
+    if (th.state != State::ready || leads(th) != leaders) continue;
+    resume(th);
+    ran = true;
+    if (!error_.empty() || (stop_when_leader_ready && leader_ready())) break;
+  }
+  return ran;
+}
+
+void Block::run_round_robin() {
+  while (done_ < threads_.size() && error_.empty()) {
+    next_order();
+    if (!run_round(false, false) && error_.empty()) error_ = position() + ": " + stalled();
+  }
+}
+
+// ahead: the leaders run whenever they can, the others only while no leader
+// can; behind: the others run as far as they can before the leaders move.
+void Block::run_leader_first(bool ahead) {
+  while (done_ < threads_.size() && error_.empty()) {
+    bool progress = false;
+    if (ahead) {
+      while (error_.empty() && run_round(true, false)) progress = true;
+      if (error_.empty() && run_round(false, true)) progress = true;
+    } else {
+      while (error_.empty() && run_round(false, false)) progress = true;
+      if (error_.empty() && run_round(true, false)) progress = true;
+    }
+    if (!progress && error_.empty()) error_ = position() + ": " + stalled();
+  }
+}
+
 void Block::resume(Thread& t) {
   current_ = &t;
   threadIdx = t.idx;
@@ -258,15 +341,7 @@ void Block::resume(Thread& t) {
 }
 
 void Block::next_order() {
-  switch (schedule_.kind) {
-    case Schedule::in_order:
-      break;
-    case Schedule::reversed:
-      break;
-    case Schedule::random:
-      std::shuffle(order_.begin(), order_.end(), rng_);
-      break;
-  }
+  if (schedule_.kind == Schedule::random) std::shuffle(order_.begin(), order_.end(), rng_);
 }
 
 std::string Block::run() {
@@ -277,6 +352,22 @@ std::string Block::run() {
   std::iota(order_.begin(), order_.end(), 0u);
   if (schedule_.kind == Schedule::reversed) std::reverse(order_.begin(), order_.end());
   warp_arrived_.assign((n + 31) / 32, 0u);
+  switch (schedule_.kind) {
+    case Schedule::warp_ahead:
+    case Schedule::warp_behind: {
+      const auto w = static_cast<unsigned>(schedule_.seed % ((n + 31) / 32));
+      leaders_ = {w * 32, std::min(n, w * 32 + 32)};
+      break;
+    }
+    case Schedule::thread_ahead:
+    case Schedule::thread_behind: {
+      const auto t = static_cast<unsigned>(schedule_.seed % n);
+      leaders_ = {t, t + 1};
+      break;
+    }
+    default:
+      leaders_ = {0, 0};
+  }
   for (unsigned t = 0; t < n; ++t) {
     Thread& th = threads_[t];
     th.linear = t;
@@ -299,17 +390,20 @@ std::string Block::run() {
   }
   ++g_stats.blocks;
   g_stats.threads += n;
-  while (done_ < n && error_.empty()) {
-    bool progress = false;
-    next_order();
-    for (unsigned t : order_) {
-      Thread& th = threads_[t];
-      if (th.state != State::ready) continue;
-      resume(th);
-      progress = true;
-      if (!error_.empty()) break;
-    }
-    if (!progress && error_.empty()) error_ = position() + ": " + stalled();
+  switch (schedule_.kind) {
+    case Schedule::in_order:
+    case Schedule::reversed:
+    case Schedule::random:
+      run_round_robin();
+      break;
+    case Schedule::warp_ahead:
+    case Schedule::thread_ahead:
+      run_leader_first(true);
+      break;
+    case Schedule::warp_behind:
+    case Schedule::thread_behind:
+      run_leader_first(false);
+      break;
   }
   threads_.clear();  // unwinds the stacks of threads still suspended
   return error_;
@@ -376,22 +470,26 @@ void Block::release_barrier() {
   }
   for (Thread& t : threads_) t.state = State::ready;
   at_barrier_ = 0;
+  checks::barrier();
 }
 
 std::uint64_t Block::arrive_warp(detail::WarpOp op, unsigned mask, std::uint64_t bits, int operand,
                                  int width, const std::source_location& where) {
   Thread& t = *current_;
   const unsigned lane = t.linear % 32, warp = t.linear / 32;
-  const std::string call = std::string(op_name(op)) + "(mask " + hex(mask) + ") at " + site(where);
+  // the call as a message names it (formatted only when something is wrong)
+  const auto call = [&] {
+    return std::string(op_name(op)) + "(mask " + hex(mask) + ") at " + site(where);
+  };
   if (!((mask >> lane) & 1u))
-    fail("lane " + std::to_string(lane) + " calls " + call + ", whose mask does not name it");
+    fail("lane " + std::to_string(lane) + " calls " + call() + ", whose mask does not name it");
   const unsigned lanes = std::min<unsigned>(32, static_cast<unsigned>(threads_.size()) - warp * 32);
   const unsigned exists = lanes == 32 ? 0xffffffffu : (1u << lanes) - 1u;
   if (mask & ~exists)
-    fail(call + " names lanes that this block's warp " + std::to_string(warp) +
+    fail(call() + " names lanes that this block's warp " + std::to_string(warp) +
          " does not have (it has " + std::to_string(lanes) + ")");
   if (width < 1 || width > 32 || (width & (width - 1)) != 0)
-    fail(call + " with width " + std::to_string(width) + ": not a power of two in [1, 32]");
+    fail(call() + " with width " + std::to_string(width) + ": not a power of two in [1, 32]");
   t.state = State::warp;
   t.where = where;
   t.op = op;
@@ -471,6 +569,7 @@ void Block::complete_warp(unsigned warp, unsigned mask) {
   for (unsigned l = 0; l < 32; ++l)
     if ((mask >> l) & 1u) lane0[l].state = State::ready;
   warp_arrived_[warp] &= ~mask;
+  checks::warp_collective(warp, mask);
 }
 
 // Device memory a launch reaches, saved to compare schedules.
@@ -544,6 +643,11 @@ Options& options() {
 
 Stats stats() { return g_stats; }
 
+void fail_running_block(std::string why) {
+  if (!g_block) std::abort();  // a device access outside a kernel
+  g_block->fail_with(std::move(why));
+}
+
 void describe_position(char* buf, std::size_t size) {
   const Block* b = g_block;
   if (!b) {
@@ -610,8 +714,6 @@ void run(const Launch& l) {
   Snapshot first;
   const auto poisoned_before = memory::poison_words(spans);
   memory::arm_dynamic_shared(l.shared_bytes);
-  const std::size_t static_bytes =
-      static_cast<std::size_t>(__stop_scaleref_emu_shared - __start_scaleref_emu_shared);
   const dim3 g = l.grid;
   const unsigned long long blocks = 1ull * g.x * g.y * g.z;
   std::string error;
@@ -629,15 +731,17 @@ void run(const Launch& l) {
     }
     gridDim = g;
     blockDim = l.block;
+    checks::begin_launch(l.name, g, l.block, dynamic_shared_base(), l.shared_bytes);
     for (unsigned long long k : order) {
       const uint3 bi{static_cast<unsigned>(k % g.x), static_cast<unsigned>((k / g.x) % g.y),
                      static_cast<unsigned>(k / (1ull * g.x * g.y))};
-      memory::poison(__start_scaleref_emu_shared, static_bytes);
       memory::poison_dynamic_shared(l.shared_bytes);
       blockIdx = bi;
       Block block(l, bi, s, salt + k);
       g_block = &block;
+      checks::begin_block(static_cast<std::uint32_t>(k), l.block.x * l.block.y * l.block.z);
       error = block.run();
+      checks::end_block();
       g_block = nullptr;
       if (!error.empty()) break;
     }

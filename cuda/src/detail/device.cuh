@@ -133,22 +133,23 @@ struct alignas(sizeof(D) * V) Pack {
 // entries at or past w read as 0. The vector access needs p + j aligned to
 // sizeof(D) * V, which the host guarantees when it picks V > 1.
 template <int V, class D>
-__device__ inline void load(const D* p, i64 j, i64 w, AccT<D> (&out)[V]) {
+__device__ inline void load(DevPtr<const D> p, i64 j, i64 w, AccT<D> (&out)[V] SCALEREF_SITE) {
   if (j + V <= w) {
-    const Pack<D, V> pk = *reinterpret_cast<const Pack<D, V>*>(p + j);
+    const Pack<D, V> pk = ld(ptr_cast<const Pack<D, V>>(p + j) SCALEREF_AT);
 #pragma unroll
     for (int v = 0; v < V; ++v) out[v] = widen(pk.v[v]);
   } else {
 #pragma unroll
-    for (int v = 0; v < V; ++v) out[v] = j + v < w ? widen(p[j + v]) : AccT<D>(0);
+    for (int v = 0; v < V; ++v) out[v] = j + v < w ? widen(ld(p + j + v SCALEREF_AT)) : AccT<D>(0);
   }
 }
 
 // A parameter vector that may be absent: reads as `absent` then.
 template <int V, class D>
-__device__ inline void load_or(const D* p, i64 j, i64 w, AccT<D> absent, AccT<D> (&out)[V]) {
+__device__ inline void load_or(DevPtr<const D> p, i64 j, i64 w, AccT<D> absent,
+                               AccT<D> (&out)[V] SCALEREF_SITE) {
   if (p) {
-    load<V>(p, j, w, out);
+    load<V>(p, j, w, out SCALEREF_AT);
   } else {
 #pragma unroll
     for (int v = 0; v < V; ++v) out[v] = absent;
@@ -156,16 +157,17 @@ __device__ inline void load_or(const D* p, i64 j, i64 w, AccT<D> absent, AccT<D>
 }
 
 template <int V, class D>
-__device__ inline void store(D* p, i64 j, i64 w, const AccT<D> (&in)[V]) {
+__device__ inline void store(DevPtr<D> p, i64 j, i64 w, const AccT<D> (&in)[V] SCALEREF_SITE) {
   if (j + V <= w) {
     Pack<D, V> pk;
 #pragma unroll
     for (int v = 0; v < V; ++v) pk.v[v] = narrow<D>(in[v]);
-    *reinterpret_cast<Pack<D, V>*>(p + j) = pk;
+    const DevPtr<Pack<D, V>> q = ptr_cast<Pack<D, V>>(p + j);
+    st(q, pk SCALEREF_AT);
   } else {
 #pragma unroll
     for (int v = 0; v < V; ++v)
-      if (j + v < w) p[j + v] = narrow<D>(in[v]);
+      if (j + v < w) st(p + j + v, narrow<D>(in[v]) SCALEREF_AT);
   }
 }
 
@@ -193,36 +195,37 @@ __device__ inline A warp_reduce(A v, Op op) {
   return v;
 }
 
-// Room group_reduce needs: 32 partial results for each of up to 32 groups per block.
+// Room group_reduce needs: 32 partial results for each of up to 32 groups
+// per block, [group][warp]. A kernel declares it with
+// SCALEREF_SHARED(ScratchRow<A>, scratch, 32).
 template <class A>
-struct Scratch {
-  A per_warp[32][32];
-};
+using ScratchRow = A[32];
 
 // op over v of the `group` threads of this threadIdx.y (identity: op's
 // neutral value). Every thread of the block must call it (it may synchronize
 // the block).
 template <class A, class Op>
-__device__ inline A group_reduce(A v, Scratch<A>& s, Op op, A identity) {
+__device__ inline A group_reduce(A v, DevPtr<ScratchRow<A>> s, Op op, A identity) {
   v = warp_reduce(v, op);
   if (blockDim.x <= 32) return v;  // the group is one warp
   const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
   const unsigned warps = blockDim.x >> 5;
-  if (lane == 0) s.per_warp[threadIdx.y][warp] = v;
+  const DevPtr<A> mine = ptr_cast<A>(s + threadIdx.y);
+  if (lane == 0) st(mine + warp, v);
   __syncthreads();
-  v = lane < warps ? s.per_warp[threadIdx.y][lane] : identity;
+  v = lane < warps ? ld(mine + lane) : identity;
   v = warp_reduce(v, op);
   __syncthreads();  // the scratch may be written again by the next call
   return v;
 }
 
 template <class A>
-__device__ inline A group_sum(A v, Scratch<A>& s) {
+__device__ inline A group_sum(A v, DevPtr<ScratchRow<A>> s) {
   return group_reduce(v, s, Add{}, A(0));
 }
 
 template <class A>
-__device__ inline A group_max(A v, Scratch<A>& s) {
+__device__ inline A group_max(A v, DevPtr<ScratchRow<A>> s) {
   return group_reduce(v, s, Max{}, -Limits<A>::largest);
 }
 
@@ -249,6 +252,7 @@ __device__ inline i64 col_step() {
 }
 
 // The device view of a host view (bf16 -> __nv_bfloat16; the same bits).
+// A launch converts it to the kernel's DevRows (kernel.hpp).
 template <class T>
 Rows<Dev<T>> dev(Rows<T> r) {
   return {reinterpret_cast<Dev<T>*>(r.data), r.rows, r.cols, r.stride};

@@ -34,7 +34,7 @@ inline constexpr i64 kRowsPerPartial = 8;    // backward: at least this many row
 inline constexpr i64 kMaxPartials = 1024;    // and at most this many blocks (partial rows)
 // Shared memory: a launch gets kLaunchSharedBytes (static and dynamic) without
 // opting in; a row kernel declares at most kStaticSharedBytes itself (group_sum's
-// Scratch<double>). A backward keeps its per-block gradient sums in shared
+// 32 ScratchRow<double>). A backward keeps its per-block gradient sums in shared
 // memory while they fit in kSharedAccumulatorBytes and in what the device lets
 // one block opt in to, else in its global partial row (see sums_in_shared).
 // 104 KiB: SeeDNorm's three D-vectors of fp32 sums up to D = 8192 (48 KiB at

@@ -21,15 +21,15 @@ namespace scaleref::cuda::detail {
 // partial row in global memory. Either way each sum has one owning thread.
 template <class A>
 struct Accumulators {
-  A* sums;      // count entries: this block's running sums
-  A* partial;   // this block's row of the [blocks, count] partials
-  bool shared;  // sums lives in shared memory
+  DevPtr<A> sums;     // count entries: this block's running sums
+  DevPtr<A> partial;  // this block's row of the [blocks, count] partials
+  bool shared;        // sums lives in shared memory
 };
 
 template <class A>
-__device__ inline Accumulators<A> block_accumulators(A* partials, i64 count, A* shared_mem,
-                                                     bool use_shared) {
-  A* mine = partials + i64(blockIdx.x) * count;
+__device__ inline Accumulators<A> block_accumulators(DevPtr<A> partials, i64 count,
+                                                     DevPtr<A> shared_mem, bool use_shared) {
+  DevPtr<A> mine = partials + i64(blockIdx.x) * count;
   return {use_shared ? shared_mem : mine, mine, use_shared};
 }
 
@@ -40,10 +40,16 @@ __device__ inline Accumulators<A> block_accumulators(A* partials, i64 count, A* 
 // visits: it zeroes them, adds into them and copies them out, so a block's
 // threads never touch one another's sums and need no barrier.
 template <int V, class A>
-__device__ inline void zero_owned(A* sums, i64 width, i64 segments) {
+__device__ inline void zero_owned(DevPtr<A> sums, i64 width, i64 segments) {
   for (i64 p = 0; p < segments; ++p)
     for (i64 j = first_col<V>(); j < width; j += col_step<V>())
-      for (int k = 0; k < V && j + k < width; ++k) sums[p * width + j + k] = 0;
+      for (int k = 0; k < V && j + k < width; ++k) st(sums + (p * width + j + k), A(0));
+}
+
+// sums[at] += v: one owning thread's running sum.
+template <class A>
+__device__ inline void add_to(DevPtr<A> sums, i64 at, A v SCALEREF_SITE) {
+  st(sums + at, ld(sums + at SCALEREF_AT) + v SCALEREF_AT);
 }
 
 template <int V, class A>
@@ -51,20 +57,23 @@ __device__ inline void copy_owned(const Accumulators<A>& acc, i64 width, i64 seg
   if (!acc.shared) return;
   for (i64 p = 0; p < segments; ++p)
     for (i64 j = first_col<V>(); j < width; j += col_step<V>())
-      for (int k = 0; k < V && j + k < width; ++k)
-        acc.partial[p * width + j + k] = acc.sums[p * width + j + k];
+      for (int k = 0; k < V && j + k < width; ++k) {
+        const i64 at = p * width + j + k;
+        st(acc.partial + at, ld(acc.sums + at));
+      }
 }
 
 // Where each gradient sits in a block's partial row: out[k] gets entries
 // offset[k] .. offset[k] + length[k]; an absent out[k] is skipped.
 template <class D>
 struct Outputs {
+  using kernel_args = void;  // a kernel parameter (kernel.hpp): no raw pointer in it
   static constexpr int kMax = 4;
-  D* out[kMax] = {};
+  DevPtr<D> out[kMax] = {};
   i64 offset[kMax] = {}, length[kMax] = {};
   int n = 0;
   void add(D* p, i64 off, i64 len) {
-    out[n] = p;
+    out[n] = DevPtr<D>(p);
     offset[n] = off;
     length[n] = len;
     ++n;
@@ -73,14 +82,15 @@ struct Outputs {
 
 // out[k][c - offset[k]] = sum over blocks b (in order) of partials[b * count + c].
 template <class D>
-__global__ void sum_partials(const AccT<D>* partials, i64 blocks, i64 count, Outputs<D> outs) {
+__global__ void sum_partials(DevPtr<const AccT<D>> partials, i64 blocks, i64 count,
+                             Outputs<D> outs) {
   for (i64 c = i64(blockIdx.x) * blockDim.x + threadIdx.x; c < count;
        c += i64(gridDim.x) * blockDim.x) {
     for (int k = 0; k < outs.n; ++k) {
       if (!outs.out[k] || c < outs.offset[k] || c >= outs.offset[k] + outs.length[k]) continue;
       AccT<D> s = 0;
-      for (i64 b = 0; b < blocks; ++b) s += partials[b * count + c];
-      outs.out[k][c - outs.offset[k]] = narrow<D>(s);
+      for (i64 b = 0; b < blocks; ++b) s += ld(partials + (b * count + c));
+      st(outs.out[k] + (c - outs.offset[k]), narrow<D>(s));
     }
   }
 }
@@ -96,7 +106,7 @@ void launch_sum_partials(const AccT<D>* partials, i64 blocks, i64 count, const O
 
 // launch.hpp's kStaticSharedBytes bounds the static shared memory of every row
 // kernel, which is group_sum's scratch.
-static_assert(sizeof(Scratch<double>) <= kStaticSharedBytes);
+static_assert(32 * sizeof(ScratchRow<double>) <= kStaticSharedBytes);
 
 // Bytes of shared memory one block of the current device may opt in to.
 inline std::size_t opt_in_shared_bytes(const char* where) {

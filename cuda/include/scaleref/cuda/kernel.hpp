@@ -1,32 +1,88 @@
-// How a kernel source names the two things CUDA spells as language extensions
-// that a host C++ compiler cannot: a launch and dynamic shared memory. Under
-// nvcc they are exactly CUDA's `<<<>>>` and `extern __shared__`; in the
-// emulator build (SCALEREF_CUDA_EMU, cuda/emu/) the launch runs the kernel's
-// threads as fibers on the CPU and the dynamic shared memory is the block's
-// arena. Everything else in a kernel is plain CUDA C++ and compiles as it is
-// under both (cuda/README.md, "The emulator").
+// How a kernel source names what CUDA spells as language extensions that a
+// host C++ compiler cannot (a launch, shared memory) and how it touches device
+// memory. Under nvcc each is exactly CUDA's own: `<<<>>>`, `__shared__`,
+// `extern __shared__`, a T*, `*p` and `*p = v`. In the emulator build
+// (SCALEREF_CUDA_EMU, cuda/emu/) the launch runs the kernel's threads as
+// fibers on the CPU, and every device pointer is an emu::Ptr that only ld and
+// st dereference, each access reported to the emulator's memcheck, initcheck
+// and racecheck with its source line (scaleref/emu/access.hpp). Everything
+// else in a kernel is plain CUDA C++ and compiles as it is under both
+// (cuda/README.md, "The emulator").
 //
 //   scaleref::cuda::launch<my_kernel<float, 4>>(grid, block, shared_bytes, stream, args...);
-//   SCALEREF_DYNAMIC_SHARED(unsigned char, smem);   // at namespace scope, once per name
+//   DevPtr<const float> x; DevRows<float> y;     // kernel parameters: device memory
+//   float v = ld(x + i); st(y.data + j, v);       // the only reads and writes of it
+//   ptr_cast<const Pack>(x + j)                   // reinterpret_cast<const Pack*>
+//   field(stats, &Stats::sum)                     // &stats->sum
+//   SCALEREF_SHARED(float, scratch, 32);          // __shared__ float scratch[32] (a DevPtr)
+//   SCALEREF_DYNAMIC_SHARED(unsigned char, smem); // at namespace scope, once per name
+//
+// A helper that accesses memory for its caller takes SCALEREF_SITE as its
+// last parameter and passes SCALEREF_AT to ld and st, so that the emulator
+// names the kernel's line, not the helper's; both are empty under nvcc.
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <scaleref/cuda/types.hpp>
+#include <type_traits>
 #include <utility>
 
 #if defined(SCALEREF_CUDA_EMU)
+#include <scaleref/emu/access.hpp>
 #include <scaleref/emu/launch.hpp>
 #endif
 
 namespace scaleref::cuda {
+
+#if defined(SCALEREF_CUDA_EMU)
+template <class T>
+using DevPtr = emu::Ptr<T>;
+template <class T>
+using DevRows = emu::Rows<T>;
+using emu::field;
+using emu::ld;
+using emu::ptr_cast;
+using emu::st;
+#define SCALEREF_SITE , std::source_location site = std::source_location::current()
+#define SCALEREF_AT , site
+#else
+// A pointer to device memory, global or shared, as a kernel holds it.
+template <class T>
+using DevPtr = T*;
+// A device matrix view as a kernel receives it.
+template <class T>
+using DevRows = Rows<T>;
+// *p and *p = v, spelled as macros so that nvcc sees exactly the expression
+// a kernel would write without them: through an inline function, even a
+// forced one, NVVM orders some instructions differently (the PTX of the
+// rescale kernels changed; with the macros it is byte for byte the same).
+// The pointer of st must not hold a comma outside parentheses (name a
+// ptr_cast<Pack<D, V>> first).
+#define ld(...) (*(__VA_ARGS__))
+#define st(p, ...) (*(p) = (__VA_ARGS__))
+// reinterpret_cast<U*>(p).
+template <class U, class T>
+__device__ __forceinline__ U* ptr_cast(T* p) {
+  return reinterpret_cast<U*>(p);
+}
+// &p->*m: member m of the struct at p, on its own (a load of one field
+// reads only that field's bytes).
+template <class T, class M>
+__device__ __forceinline__ auto field(T* p, M std::remove_cv_t<T>::*m) -> decltype(&(p->*m)) {
+  return &(p->*m);
+}
+#define SCALEREF_SITE
+#define SCALEREF_AT
+#endif
 
 // Kernel<<<grid, block, shared_bytes, stream>>>(args...). Launch errors are
 // left for cudaGetLastError (check_launch), as after `<<<>>>`.
 template <auto Kernel, class... Args>
 void launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream, Args&&... args) {
 #if defined(SCALEREF_CUDA_EMU)
-  emu::launch<Kernel>(grid, block, shared_bytes, stream, std::forward<Args>(args)...);
+  emu::launch_kernel<Kernel>(grid, block, shared_bytes, stream, std::forward<Args>(args)...);
 #else
   // clang-format would split `>>>` in a .hpp, which it reads as plain C++
   // clang-format off
@@ -39,9 +95,17 @@ void launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream
 
 // `extern __shared__ __align__(16) type name[];`: the block's dynamic shared
 // memory, 16-byte aligned.
+// `__shared__ type name[count];` in a kernel or device function: `name` is the
+// block's array, a DevPtr<type> under the emulator.
 #if defined(SCALEREF_CUDA_EMU)
-#define SCALEREF_DYNAMIC_SHARED(type, name) \
-  inline type* const name = static_cast<type*>(::scaleref::emu::dynamic_shared_base())
+#define SCALEREF_DYNAMIC_SHARED(type, name)      \
+  inline const ::scaleref::emu::Ptr<type> name = \
+      ::scaleref::emu::Ptr<type>(static_cast<type*>(::scaleref::emu::dynamic_shared_base()))
+#define SCALEREF_SHARED(type, name, count)                  \
+  alignas(16) static type name##_storage_[count];           \
+  const ::scaleref::emu::Ptr<type> name(static_cast<type*>( \
+      ::scaleref::emu::shared_static(name##_storage_, sizeof(name##_storage_))))
 #else
 #define SCALEREF_DYNAMIC_SHARED(type, name) extern __shared__ __align__(16) type name[]
+#define SCALEREF_SHARED(type, name, count) __shared__ type name[count]
 #endif

@@ -12,6 +12,7 @@
 namespace scaleref::random {
 
 struct Stream {
+  using kernel_args = void;  // a CUDA kernel may take it by value: no pointer in it
   std::uint64_t seed = 0;
   std::uint32_t tensor = 0;
 

@@ -5,18 +5,21 @@
 // How each maps (cuda/README.md, "The emulator"):
 //   __global__, __device__, __host__, __forceinline__   nothing (plain functions)
 //   __launch_bounds__(n)     nothing: the bound is not known to the emulator
-//   __shared__               a function-local static in the section
-//                            "scaleref_emu_shared", which the emulator poisons
-//                            (a NaN in fp64, fp32 and bf16: memory.cpp) before
-//                            each block; so `extern __shared__` does not compile
-//                            here: use SCALEREF_DYNAMIC_SHARED (scaleref/cuda/kernel.hpp)
+//   __shared__               not defined: a kernel declares shared memory with
+//                            SCALEREF_SHARED and SCALEREF_DYNAMIC_SHARED
+//                            (scaleref/cuda/kernel.hpp), a function-local
+//                            static in the section "scaleref_emu_shared" and the
+//                            arena, each reached through an emu::Ptr; the
+//                            emulator poisons both (a NaN in fp64, fp32 and
+//                            bf16: memory.cpp) before each block
 //   threadIdx, blockIdx,     globals the scheduler sets before it resumes a
 //   blockDim, gridDim        thread (blocks run one at a time)
 //   __syncthreads, __shfl_*  switch to the next thread (a fiber) until every
 //                            thread of the block (every lane of the mask) is
 //                            there; a thread that can never arrive is an error
-//   atomics                  plain read-modify-write: threads switch only at
-//                            the collectives above, so nothing interleaves
+//   atomicAdd, atomicMax     plain read-modify-write on an emu::Ptr: threads
+//                            switch only at the collectives above, so nothing
+//                            interleaves
 #pragma once
 
 #include <math.h>  // the global float and double overloads the kernels call unqualified
@@ -27,6 +30,8 @@
 #include <source_location>
 #include <type_traits>
 
+#include "access.hpp"
+
 #define __global__
 #define __device__
 #define __host__
@@ -34,7 +39,6 @@
 #define __noinline__
 #define __launch_bounds__(...)
 #define __align__(n) alignas(n)
-#define __shared__ static __attribute__((section("scaleref_emu_shared"), aligned(16)))
 
 struct uint3 {
   unsigned x, y, z;
@@ -149,36 +153,32 @@ inline int __all_sync(unsigned mask, int predicate,
   return static_cast<int>(warp_collective(WarpOp::all, mask, predicate != 0, 0, 32, where));
 }
 
-// Atomics: each returns the old value.
-template <class T>
-T atomicAdd(T* address, T v) {
-  const T old = *address;
-  *address = old + v;
+// Atomics: each returns the old value. Each is one access (memcheck and
+// initcheck see it; racecheck leaves atomics out: they do not race with one
+// another, and a plain access beside them is not looked for).
+namespace scaleref::emu::detail {
+// *address = update(old) as one access; returns old.
+template <class T, class F>
+T atomic_update(Ptr<T> address, F update, const std::source_location& where) {
+  T* p = raw(address);
+  access(p, sizeof(T), alignof(T), Access::atomic, where);
+  const T old = *p;
+  *p = update(old);
   return old;
 }
+}  // namespace scaleref::emu::detail
+
 template <class T>
-T atomicMax(T* address, T v) {
-  const T old = *address;
-  if (v > old) *address = v;
-  return old;
+T atomicAdd(scaleref::emu::Ptr<T> address, std::type_identity_t<T> v,
+            std::source_location where = std::source_location::current()) {
+  return scaleref::emu::detail::atomic_update(
+      address, [v](T old) { return old + v; }, where);
 }
 template <class T>
-T atomicMin(T* address, T v) {
-  const T old = *address;
-  if (v < old) *address = v;
-  return old;
-}
-template <class T>
-T atomicExch(T* address, T v) {
-  const T old = *address;
-  *address = v;
-  return old;
-}
-template <class T>
-T atomicCAS(T* address, T compare, T v) {
-  const T old = *address;
-  if (old == compare) *address = v;
-  return old;
+T atomicMax(scaleref::emu::Ptr<T> address, std::type_identity_t<T> v,
+            std::source_location where = std::source_location::current()) {
+  return scaleref::emu::detail::atomic_update(
+      address, [v](T old) { return v > old ? v : old; }, where);
 }
 
 // Rounding intrinsics of double (and double -> float) in each IEEE direction:
@@ -207,10 +207,15 @@ float __double2float_rz(double a);
 float __double2float_ru(double a);
 float __double2float_rd(double a);
 }
-inline double __dadd_rn(double a, double b) { return a + b; }
-inline double __dsub_rn(double a, double b) { return a - b; }
-inline double __dmul_rn(double a, double b) { return a * b; }
-inline double __ddiv_rn(double a, double b) { return a / b; }
+// _rn: the host's own arithmetic, out of line (intrinsics.cpp) so that no
+// caller can fuse one's product with another's sum, not even a kernel built
+// in the FMA mode (-ffp-contract=fast): CUDA never fuses these.
+extern "C" {
+double __dadd_rn(double a, double b);
+double __dsub_rn(double a, double b);
+double __dmul_rn(double a, double b);
+double __ddiv_rn(double a, double b);
+}
 inline double __dsqrt_rn(double a) { return std::sqrt(a); }
 inline double __fma_rn(double a, double b, double c) { return std::fma(a, b, c); }
 inline float __fmaf_rn(float a, float b, float c) { return std::fma(a, b, c); }

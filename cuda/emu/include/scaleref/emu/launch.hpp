@@ -15,19 +15,40 @@
 #include <utility>
 #include <vector>
 
+#include "access.hpp"
 #include "device.hpp"
 #include "runtime_api.hpp"
 
 namespace scaleref::emu {
 
 // The order in which the scheduler resumes threads (and visits blocks).
+//   in_order, reversed, random   round-robin passes: every ready thread runs to
+//                                its next switch point once per pass, in index
+//                                order, reversed, or shuffled from the seed
+//   warp_ahead, thread_ahead     warp (thread) `seed` of each block runs as far
+//                                as barriers and collectives let it before any
+//                                other thread moves, and again whenever it can
+//   warp_behind, thread_behind   every other thread runs as far as it can
+//                                before warp (thread) `seed` moves
+// The last four let one warp run on to its next barrier while another is
+// still in the previous interval, which round-robin passes never do.
 struct Schedule {
-  enum Kind { in_order, reversed, random } kind = in_order;
-  std::uint64_t seed = 0;  // random only
+  enum Kind {
+    in_order,
+    reversed,
+    random,
+    warp_ahead,
+    warp_behind,
+    thread_ahead,
+    thread_behind
+  } kind = in_order;
+  std::uint64_t seed = 0;  // random: the seed; the others after in_order: the warp or thread
   std::string name() const;
 };
 
-// "in-order", "reversed", "random:SEED"; throws std::invalid_argument otherwise.
+// "in-order", "reversed", "random:SEED", "warp-ahead[:W]", "warp-behind[:W]",
+// "thread-ahead[:T]", "thread-behind[:T]" (W, T default 0, taken modulo the
+// block's warps or threads); throws std::invalid_argument otherwise.
 Schedule parse_schedule(std::string_view text);
 
 struct Options {
@@ -39,10 +60,18 @@ struct Options {
   // cudaDevAttrMaxGridDimX reports it: lower it to make grid-stride loops
   // stride at small sizes. An H100's is 2^31 - 1.
   unsigned max_grid_x = 2147483647u;
+  // What every kernel access is checked for (cuda/emu/src/checks.cpp).
+  // SCALEREF_EMU_CHECK=race adds racecheck (slower); =none turns all three
+  // off, leaving the checks that need no instrumented access (guard pages,
+  // padding, poison, schedules: the emulator as it was before them).
+  bool memcheck = true;
+  bool initcheck = true;
+  bool racecheck = false;
 };
 
 // The process's options: read from the environment at first use
-// (SCALEREF_EMU_SCHEDULES="in-order,reversed,random:7", SCALEREF_EMU_MAX_GRID_X=N),
+// (SCALEREF_EMU_SCHEDULES="in-order,reversed,random:7", SCALEREF_EMU_MAX_GRID_X=N,
+// SCALEREF_EMU_CHECK=race),
 // then the program's to change. Not to be changed while a launch runs.
 Options& options();
 
@@ -74,6 +103,11 @@ struct Launch {
 };
 void run(const Launch& launch);
 
+template <class Tuple>
+inline constexpr bool all_kernel_params = false;
+template <class... P>
+inline constexpr bool all_kernel_params<std::tuple<P...>> = (KernelParam<P> && ...);
+
 template <class F>
 struct ParamsOf;
 template <class... P>
@@ -95,9 +129,14 @@ const char* kernel_name() {
 
 // Kernel<<<grid, block, shared_bytes, stream>>>(args...) on the CPU.
 template <auto Kernel, class... Args>
-void launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t, Args&&... args) {
+void launch_kernel(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t, Args&&... args) {
   using Params = typename detail::ParamsOf<decltype(Kernel)>::type;
-  Params params{std::forward<Args>(args)...};  // converted to the parameters' types, as CUDA does
+  static_assert(detail::all_kernel_params<Params>,
+                "a kernel parameter holds a raw pointer: take device memory as DevPtr<T> or "
+                "DevRows<T> (scaleref/cuda/kernel.hpp), so that every access goes through ld and "
+                "st; a struct parameter declares `using kernel_args = void;` (emu/access.hpp)");
+  // converted to the parameters' types, as CUDA does; raw device pointers to Ptr explicitly
+  Params params{std::forward<Args>(args)...};
   const auto body = [](void* p) { std::apply(Kernel, *static_cast<const Params*>(p)); };
   detail::run({reinterpret_cast<const void*>(Kernel), detail::kernel_name<Kernel>(), grid, block,
                shared_bytes, +body, &params, sizeof params});

@@ -1,0 +1,477 @@
+// What the emulator checks at each kernel access (scaleref/emu/access.hpp's
+// ld, st and the atomics all call access() below): cuda/README.md, "The
+// emulator", and its table against compute-sanitizer.
+//
+// memcheck   the bytes lie inside one live device allocation, or inside the
+//            block's static or dynamic shared memory, and the address is
+//            aligned to the type. A read of an allocation's padding (the
+//            bytes up to the next 256 and the rest of its pages, which the
+//            guard pages cannot catch) is reported here.
+// initcheck  every byte a kernel loads was written before: device memory by
+//            cudaMemcpy, cudaMemset, cuBLAS or a kernel store since cudaMalloc
+//            (one flag per byte and a count of bytes still unwritten, so an
+//            allocation written whole costs nothing more); shared memory by a
+//            thread of the running block (a stamp per byte: the block's serial
+//            number, so nothing is cleared between blocks).
+// racecheck  (SCALEREF_EMU_CHECK=race) per 2-byte granule of shared memory,
+//            and of device memory within one launch: the last write and the
+//            last read (thread, block, barrier interval, the warp's count of
+//            collectives then, source line). Two accesses, at least one a
+//            write, by different threads race unless a __syncthreads lies
+//            between them (they are in different barrier intervals) or a warp
+//            collective after the first names both lanes. In device memory
+//            two blocks of one launch race on any such pair: nothing orders
+//            blocks. Reported even when the values agree. Atomics are left out.
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <scaleref/emu/launch.hpp>
+#include <string>
+#include <vector>
+
+#include "internal.hpp"
+
+namespace scaleref::emu {
+
+namespace {
+
+using detail::Access;
+
+// One access as racecheck remembers it.
+struct Mark {
+  std::uint32_t launch = 0;  // the launch's serial number (0: none)
+  std::uint32_t block = 0;   // the block's serial number
+  std::uint32_t epoch = 0;   // barrier intervals the block had passed
+  std::uint32_t wseq = 0;    // collectives the thread's warp had completed
+  std::uint32_t block_linear = 0;
+  std::uint16_t thread = 0;  // linear index in the block
+  std::source_location where;
+};
+
+// A granule's racecheck state: the last write, the last read, and whether
+// other threads (other blocks) read it too in the read's interval (launch).
+struct Cell {
+  Mark write, read;
+  bool other_threads_read = false, other_blocks_read = false;
+  std::uint32_t first_read_wseq = 0;  // the warp count of the interval's first read
+  bool readers_in_warps = false;      // the interval's readers are in more than one warp
+};
+
+constexpr std::size_t kGranule = 2;
+constexpr std::size_t kFreed = 1 << 16;  // freed allocations remembered, for "use after free"
+
+struct Allocation {
+  std::byte* data = nullptr;
+  std::size_t bytes = 0;
+  std::vector<std::uint8_t> written;  // one per byte
+  std::size_t unwritten = 0;
+  std::vector<Cell> cells;  // racecheck only, sized at its first access
+};
+
+// Shared memory: each static array a kernel declares (SCALEREF_SHARED,
+// registered at its first use), and the launch's dynamic shared memory.
+struct Region {
+  std::byte* lo = nullptr;
+  std::size_t bytes = 0;
+  const char* name = "";
+  std::vector<std::uint32_t> stamp;  // the serial of the block that last wrote the byte
+  std::vector<Cell> cells;
+  std::uint32_t opened = 0;  // static arrays: the block that last poisoned it
+};
+
+struct State {
+  std::map<std::uintptr_t, Allocation> allocations;  // by data address
+  std::map<std::uintptr_t, std::size_t> freed;       // data address -> bytes, the latest kFreed
+  Allocation* last = nullptr;
+  std::map<std::uintptr_t, Region> statics;  // by address
+  Region dynamics{nullptr, 0, "dynamic shared memory", {}, {}, 0};
+  // the running launch and block
+  const char* kernel = "";
+  dim3 grid, block;
+  std::uint32_t launch = 0, block_serial = 0, block_linear = 0, epoch = 0;
+  std::vector<std::vector<unsigned>> collectives;  // per warp: the masks, in order
+  bool running = false;
+};
+
+State& state() {
+  static State* s = new State;  // never destroyed: allocations may outlive statics
+  return *s;
+}
+
+std::string site(const std::source_location& w) {
+  std::string file = w.file_name();
+  for (const char* root : {"/cuda/", "/tests/"})
+    if (const auto at = file.rfind(root); at != std::string::npos) {
+      file = file.substr(at + 1);
+      break;
+    }
+  return file + ":" + std::to_string(w.line());
+}
+
+std::string coords(uint3 v) {
+  char b[48];
+  std::snprintf(b, sizeof b, "(%u, %u, %u)", v.x, v.y, v.z);
+  return b;
+}
+
+uint3 unflatten(std::uint32_t k, dim3 d) { return {k % d.x, (k / d.x) % d.y, k / (d.x * d.y)}; }
+
+std::string address(const void* p) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%p", p);
+  return b;
+}
+
+// "byte K of the B-byte allocation at P" or "byte K of the block's static shared memory".
+std::string where_in(const Allocation* a, const Region* r, const std::byte* p) {
+  if (a)
+    return "byte " + std::to_string(p - a->data) + " of the " + std::to_string(a->bytes) +
+           "-byte allocation at " + address(a->data);
+  return "byte " + std::to_string(p - r->lo) + " of the block's " + r->name;
+}
+
+[[noreturn]] void fail(std::string why) {
+  fail_running_block("kernel " + std::string(state().kernel) + ": " + std::move(why));
+}
+
+Allocation* find_allocation(State& s, const std::byte* p) {
+  if (s.last && p >= s.last->data && p < s.last->data + s.last->bytes) return s.last;
+  auto it = s.allocations.upper_bound(reinterpret_cast<std::uintptr_t>(p));
+  if (it == s.allocations.begin()) return nullptr;
+  Allocation& a = std::prev(it)->second;
+  if (p >= a.data + a.bytes) return nullptr;
+  s.last = &a;
+  return &a;
+}
+
+// The shared memory region that holds byte p, if any.
+Region* find_region(State& s, const std::byte* p) {
+  if (s.dynamics.lo && p >= s.dynamics.lo && p < s.dynamics.lo + s.dynamics.bytes)
+    return &s.dynamics;
+  auto it = s.statics.upper_bound(reinterpret_cast<std::uintptr_t>(p));
+  if (it == s.statics.begin()) return nullptr;
+  Region& r = std::prev(it)->second;
+  return p < r.lo + r.bytes ? &r : nullptr;
+}
+
+// Why [p, p + n) is in no allocation and no shared memory.
+std::string outside(State& s, const std::byte* p, std::size_t n, const char* verb) {
+  std::string what = std::string(verb) + " of " + std::to_string(n) + " bytes at " + address(p);
+  if (auto f = s.freed.upper_bound(reinterpret_cast<std::uintptr_t>(p)); f != s.freed.begin()) {
+    const auto& [lo, bytes] = *std::prev(f);
+    const auto a = reinterpret_cast<std::uintptr_t>(p);
+    if (a < lo + bytes)
+      return what + ": use after free, byte " + std::to_string(a - lo) + " of a freed " +
+             std::to_string(bytes) + "-byte allocation at " +
+             address(reinterpret_cast<const void*>(lo));
+  }
+  auto it = s.allocations.upper_bound(reinterpret_cast<std::uintptr_t>(p));
+  if (it != s.allocations.begin()) {
+    const Allocation& a = std::prev(it)->second;
+    if (p < a.data + a.bytes)  // starts inside, runs past the end
+      return what + ": runs " + std::to_string(p + n - (a.data + a.bytes)) +
+             " bytes past the end of the " + std::to_string(a.bytes) + "-byte allocation at " +
+             address(a.data);
+    if (p < a.data + a.bytes + 4096)
+      return what + ": " + std::to_string(p - (a.data + a.bytes)) + " bytes past the end of the " +
+             std::to_string(a.bytes) + "-byte allocation at " + address(a.data) +
+             ", in its padding";
+  }
+  if (it != s.allocations.end() && p + 4096 > it->second.data)
+    return what + ": " + std::to_string(it->second.data - p) + " bytes before the " +
+           std::to_string(it->second.bytes) + "-byte allocation at " + address(it->second.data);
+  if (Region* r = find_region(s, p))
+    return what + ": runs past the end of the block's " + r->name + " (" +
+           std::to_string(r->bytes) + " bytes)";
+  return what + ": not device memory (no live allocation, not shared memory)";
+}
+
+// ---- racecheck --------------------------------------------------------------------
+
+std::string thread_text(std::uint16_t thread) { return coords(unflatten(thread, state().block)); }
+
+// Whether a collective of warp `warp` completed after `since` named both lanes.
+bool warp_ordered(const State& s, unsigned warp, std::uint32_t since, unsigned lane_a,
+                  unsigned lane_b) {
+  const auto& masks = s.collectives[warp];
+  const unsigned both = (1u << lane_a) | (1u << lane_b);
+  for (std::size_t k = since; k < masks.size(); ++k)
+    if ((masks[k] & both) == both) return true;
+  return false;
+}
+
+// Whether `earlier` and an access by `thread` now are unordered (a hazard).
+// `shared` memory lives one block; device memory spans the launch.
+bool unordered(const State& s, const Mark& earlier, std::uint16_t thread, bool shared) {
+  if (earlier.launch != s.launch) return false;
+  if (earlier.block != s.block_serial) return !shared;  // another block of this launch
+  if (earlier.epoch != s.epoch || earlier.thread == thread) return false;
+  const unsigned wa = earlier.thread / 32u, wb = thread / 32u;
+  if (wa == wb && warp_ordered(s, wa, earlier.wseq, earlier.thread % 32u, thread % 32u))
+    return false;
+  return true;
+}
+
+[[noreturn]] void report_race(const char* kind, const char* memory, const std::byte* p,
+                              const Allocation* a, const Region* r, const Mark& earlier,
+                              const char* earlier_verb, const std::source_location& where,
+                              const char* verb, bool others) {
+  const State& s = state();
+  const uint3 me = threadIdx;
+  std::string text = "racecheck: a " + std::string(kind) + " hazard on " + memory + " at " +
+                     address(p) + " (" + where_in(a, r, p) + "): thread " + coords(me);
+  const bool other_block = earlier.block != s.block_serial;
+  if (other_block) text += " of block " + coords(blockIdx);
+  text += std::string(" ") + verb + " it at " + site(where) + ", and thread " +
+          thread_text(earlier.thread);
+  if (other_block) text += " of block " + coords(unflatten(earlier.block_linear, s.grid));
+  text += std::string(" ") + earlier_verb + " it at " + site(earlier.where);
+  if (others) text += " (other threads too)";
+  text += other_block ? ", blocks of one launch that nothing orders"
+                      : ", with no __syncthreads between them and no warp collective naming both";
+  text += " (reported whatever values were written)";
+  fail(std::move(text));
+}
+
+void race(Cell& c, Access kind, std::uint16_t thread, const std::byte* p, const Allocation* a,
+          const Region* r, const std::source_location& where) {
+  State& s = state();
+  const bool shared = r != nullptr;
+  const char* memory = shared ? "shared memory" : "global memory";
+  const Mark now{s.launch,       s.block_serial,
+                 s.epoch,        static_cast<std::uint32_t>(s.collectives[thread / 32u].size()),
+                 s.block_linear, thread,
+                 where};
+  if (kind == Access::load) {
+    if (unordered(s, c.write, thread, shared))
+      report_race("read-after-write", memory, p, a, r, c.write, "wrote", where, "reads", false);
+    const bool same_interval =
+        c.read.launch == s.launch && c.read.block == s.block_serial && c.read.epoch == s.epoch;
+    if (c.read.launch == s.launch && c.read.block != s.block_serial) c.other_blocks_read = true;
+    if (same_interval) {
+      if (c.read.thread != thread) c.other_threads_read = true;
+      if (c.read.thread / 32u != thread / 32u) c.readers_in_warps = true;
+    } else {
+      c.other_threads_read = false;
+      c.readers_in_warps = false;
+      c.first_read_wseq = now.wseq;
+      if (c.read.launch != s.launch) c.other_blocks_read = false;
+    }
+    c.read = now;
+    return;
+  }
+  // a store
+  if (unordered(s, c.write, thread, shared))
+    report_race("write-after-write", memory, p, a, r, c.write, "wrote", where, "writes", false);
+  if (unordered(s, c.read, thread, shared))
+    report_race("write-after-read", memory, p, a, r, c.read, "read", where, "writes", false);
+  if (!shared && c.read.launch == s.launch && c.other_blocks_read)
+    report_race("write-after-read", memory, p, a, r, c.read, "read", where, "writes", true);
+  if (c.read.launch == s.launch && c.read.block == s.block_serial && c.read.epoch == s.epoch &&
+      c.other_threads_read) {
+    // readers besides the last: ordered only if all were in this warp and a
+    // collective of the whole warp followed the first read
+    const unsigned warp = thread / 32u;
+    const bool ordered =
+        !c.readers_in_warps && c.read.thread / 32u == warp &&
+        std::any_of(s.collectives[warp].begin() + c.first_read_wseq, s.collectives[warp].end(),
+                    [](unsigned m) { return m == 0xffffffffu; });
+    if (!ordered)
+      report_race("write-after-read", memory, p, a, r, c.read, "read", where, "writes", true);
+  }
+  c.write = now;
+}
+
+}  // namespace
+
+namespace checks {
+
+void allocated(const void* data, std::size_t bytes) {
+  State& s = state();
+  Allocation a;
+  a.data = static_cast<std::byte*>(const_cast<void*>(data));
+  a.bytes = bytes;
+  a.written.assign(bytes, 0);
+  a.unwritten = bytes;
+  s.last = nullptr;
+  const auto lo = reinterpret_cast<std::uintptr_t>(data);
+  // addresses reused: no longer freed
+  s.freed.erase(s.freed.lower_bound(lo), s.freed.lower_bound(lo + bytes));
+  if (auto f = s.freed.lower_bound(lo);
+      f != s.freed.begin() && std::prev(f)->first + std::prev(f)->second > lo)
+    s.freed.erase(std::prev(f));
+  s.allocations[lo] = std::move(a);
+}
+
+void freed(const void* data) {
+  State& s = state();
+  s.last = nullptr;
+  const auto it = s.allocations.find(reinterpret_cast<std::uintptr_t>(data));
+  if (it == s.allocations.end()) return;
+  if (s.freed.size() >= kFreed) s.freed.clear();
+  s.freed[it->first] = it->second.bytes;
+  s.allocations.erase(it);
+}
+
+void written(const void* p, std::size_t bytes) {
+  State& s = state();
+  const auto* b = static_cast<const std::byte*>(p);
+  while (bytes > 0) {
+    Allocation* a = find_allocation(s, b);
+    if (!a) return;  // the runtime has checked the range already
+    const std::size_t at = static_cast<std::size_t>(b - a->data);
+    const std::size_t n = std::min(bytes, a->bytes - at);
+    if (a->unwritten > 0)
+      for (std::size_t k = at; k < at + n; ++k)
+        if (!a->written[k]) {
+          a->written[k] = 1;
+          --a->unwritten;
+        }
+    b += n;
+    bytes -= n;
+  }
+}
+
+void begin_launch(const char* kernel, dim3 grid, dim3 block, void* dynamic_lo,
+                  std::size_t dynamic_bytes) {
+  State& s = state();
+  s.kernel = kernel;
+  s.grid = grid;
+  s.block = block;
+  ++s.launch;
+  Region& r = s.dynamics;
+  r.lo = static_cast<std::byte*>(dynamic_lo);
+  r.bytes = dynamic_bytes;
+  if (r.stamp.size() < dynamic_bytes) r.stamp.resize(dynamic_bytes, 0);
+  if (options().racecheck && r.cells.size() < (dynamic_bytes + kGranule - 1) / kGranule)
+    r.cells.resize((dynamic_bytes + kGranule - 1) / kGranule);
+}
+
+void begin_block(std::uint32_t block_linear, unsigned threads) {
+  State& s = state();
+  ++s.block_serial;
+  s.block_linear = block_linear;
+  s.epoch = 0;
+  s.collectives.assign((threads + 31) / 32, {});
+  s.running = true;
+}
+
+void end_block() { state().running = false; }
+
+void barrier() { ++state().epoch; }
+
+void warp_collective(unsigned warp, unsigned mask) { state().collectives[warp].push_back(mask); }
+
+}  // namespace checks
+
+void* shared_static(void* storage, std::size_t bytes) {
+  State& s = state();
+  if (!s.running) std::abort();  // shared memory outside a kernel
+  const auto lo = reinterpret_cast<std::uintptr_t>(storage);
+  auto it = s.statics.find(lo);
+  if (it == s.statics.end()) {
+    Region r;
+    r.lo = static_cast<std::byte*>(storage);
+    r.bytes = bytes;
+    r.name = "static shared memory";
+    r.stamp.assign(bytes, 0);
+    it = s.statics.emplace(lo, std::move(r)).first;
+  }
+  Region& r = it->second;
+  if (r.opened != s.block_serial) {  // the first thread of this block to get here
+    r.opened = s.block_serial;
+    memory::poison(storage, bytes);
+    if (options().racecheck && r.cells.size() < (bytes + kGranule - 1) / kGranule)
+      r.cells.resize((bytes + kGranule - 1) / kGranule);
+  }
+  return storage;
+}
+
+namespace detail {
+
+void access(const void* pv, std::size_t n, std::size_t align, Access kind,
+            const std::source_location& where) {
+  State& s = state();
+  if (!s.running) std::abort();  // a device access outside a kernel
+  const Options& o = options();
+  if (!o.memcheck && !o.initcheck && !o.racecheck) return;
+  const auto* p = static_cast<const std::byte*>(pv);
+  const char* verb = kind == Access::load    ? "a load"
+                     : kind == Access::store ? "a store"
+                                             : "an atomic";
+  if (o.memcheck && reinterpret_cast<std::uintptr_t>(p) % align != 0)
+    fail("memcheck: " + std::string(verb) + " of " + std::to_string(n) + " bytes at " + address(p) +
+         ", not aligned to " + std::to_string(align) + " bytes, by thread " + coords(threadIdx) +
+         " at " + site(where));
+  Allocation* a = find_allocation(s, p);
+  Region* r = nullptr;
+  if (!a) {
+    r = find_region(s, p);
+    if (r && p + n > r->lo + r->bytes) r = nullptr;
+    if (!r && !o.memcheck) return;
+    if (!r)
+      fail("memcheck: " + outside(s, p, n, verb) + ", by thread " + coords(threadIdx) + " at " +
+           site(where));
+  } else if (p + n > a->data + a->bytes) {
+    if (!o.memcheck) return;
+    fail("memcheck: " + outside(s, p, n, verb) + ", by thread " + coords(threadIdx) + " at " +
+         site(where));
+  }
+  const std::uint16_t thread =
+      static_cast<std::uint16_t>(threadIdx.x + s.block.x * (threadIdx.y + s.block.y * threadIdx.z));
+  // initcheck (the written flags are kept even when it is off)
+  const bool init = o.initcheck;
+  if (a) {
+    const std::size_t at = static_cast<std::size_t>(p - a->data);
+    if (a->unwritten > 0) {
+      if (init && kind != Access::store) {
+        for (std::size_t k = at; k < at + n; ++k)
+          if (!a->written[k])
+            fail("initcheck: thread " + coords(threadIdx) + " loads " + std::to_string(n) +
+                 " bytes at " + address(p) + " (" + where_in(a, nullptr, p) + ") at " +
+                 site(where) + ", and byte " + std::to_string(k) +
+                 " was never written (no cudaMemcpy, cudaMemset or kernel store since "
+                 "cudaMalloc)");
+      }
+      if (kind != Access::load)
+        for (std::size_t k = at; k < at + n; ++k)
+          if (!a->written[k]) {
+            a->written[k] = 1;
+            --a->unwritten;
+          }
+    }
+  } else {
+    const std::size_t at = static_cast<std::size_t>(p - r->lo);
+    if (init && kind != Access::store) {
+      for (std::size_t k = at; k < at + n; ++k)
+        if (r->stamp[k] != s.block_serial)
+          fail("initcheck: thread " + coords(threadIdx) + " loads " + std::to_string(n) +
+               " bytes of shared memory at " + address(p) + " (" + where_in(nullptr, r, p) +
+               ") at " + site(where) + ", and byte " + std::to_string(k) +
+               " was not written by any thread of this block");
+    }
+    if (kind != Access::load)
+      std::fill(r->stamp.begin() + at, r->stamp.begin() + at + n, s.block_serial);
+  }
+  // racecheck
+  if (!o.racecheck || kind == Access::atomic) return;
+  std::vector<Cell>* cells = nullptr;
+  std::size_t at = 0;
+  if (a) {
+    if (a->cells.empty()) a->cells.resize((a->bytes + kGranule - 1) / kGranule);
+    cells = &a->cells;
+    at = static_cast<std::size_t>(p - a->data);
+  } else {
+    if (r->cells.size() < (r->bytes + kGranule - 1) / kGranule)
+      r->cells.resize((r->bytes + kGranule - 1) / kGranule);
+    cells = &r->cells;
+    at = static_cast<std::size_t>(p - r->lo);
+  }
+  for (std::size_t g = at / kGranule; g <= (at + n - 1) / kGranule; ++g)
+    race((*cells)[g], kind, thread, p, a, r, where);
+}
+
+}  // namespace detail
+
+}  // namespace scaleref::emu
