@@ -20,7 +20,22 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-ANON = re.compile(r"_GLOBAL__N__[0-9a-f]+_[0-9]+_(\w+?)_cu_[0-9a-f]+_[0-9]+")
+# A mangled anonymous namespace: its length, then _GLOBAL__N__ and a name
+# that holds hashes nvcc draws per compilation.
+ANON = re.compile(r"(\d+)_GLOBAL__N__")
+
+
+def without_anonymous_hashes(text):
+    """The text with each mangled anonymous namespace spelled 12_GLOBAL__N__."""
+    out, at = [], 0
+    for m in ANON.finditer(text):
+        if m.start() < at:
+            continue
+        out.append(text[at:m.start()])
+        out.append("12_GLOBAL__N__")
+        at = m.end(1) + int(m.group(1))
+    out.append(text[at:])
+    return "".join(out)
 
 
 def tree_at(commit, where):
@@ -38,7 +53,7 @@ def ptx(tree, name, out):
     subprocess.run([nvcc, "-I", f"{tree}/cuda/include", "-I", f"{tree}/reference/include",
                     "-O3", "-DNDEBUG", "-arch=sm_90", "-std=c++17", "-x", "cu", "-ptx",
                     f"{tree}/cuda/src/{name}.cu", "-o", out], check=True)
-    text = ANON.sub(r"_GLOBAL__N__\1", open(out).read())
+    text = without_anonymous_hashes(open(out).read())
     entries = {}
     for part in re.split(r"\n(?=(?:\.visible |\.weak )?\.entry )", text)[1:]:
         entries[re.search(r"\.entry (\S+)\(", part).group(1)] = part

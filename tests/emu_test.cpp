@@ -802,7 +802,7 @@ __global__ void touch(DevPtr<float> p) { st(p + threadIdx.x, ld(p + threadIdx.x)
 __global__ void touch_raw(DevPtr<float> p) { emu::detail::raw(p)[threadIdx.x] += 1.0f; }
 
 __global__ void misaligned(DevPtr<float> p) {
-  DevPtr<double> d = ptr_cast<double>(ptr_cast<char>(p) + 4);
+  DevPtr<double> d = ptr_cast<double*>(ptr_cast<char*>(p) + 4);
   st(d + threadIdx.x, 1.0);
 }
 

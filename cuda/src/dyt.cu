@@ -48,7 +48,7 @@ __global__ void __launch_bounds__(kMaxThreads)
   const A a = widen(ld(alpha));
   const i64 w = x.cols;
   Accumulators<A> acc =
-      block_accumulators(partials, 2 * w + 1, ptr_cast<A>(dynamic_shared), shared_sums);
+      block_accumulators(partials, 2 * w + 1, ptr_cast<A*>(dynamic_shared), shared_sums);
   zero_owned<V>(acc.sums, w, 2);
   A dalpha = 0;                                           // this thread's share of sum u x
   for (RowLoop rows(x.rows); rows.more(); rows.next()) {  // one row per block: all active

@@ -96,7 +96,7 @@ __global__ void __launch_bounds__(kMaxThreads)
   const i64 w = x.cols;
   Accumulators<A> acc{};
   if (partials) {
-    acc = block_accumulators(partials, 2 * w, ptr_cast<A>(dynamic_shared), shared_sums);
+    acc = block_accumulators(partials, 2 * w, ptr_cast<A*>(dynamic_shared), shared_sums);
     zero_owned<V>(acc.sums, w, 2);
   }
   for (RowLoop rows(x.rows); rows.more(); rows.next()) {  // one row per block: all active

@@ -65,7 +65,7 @@ __global__ void __launch_bounds__(kMaxThreads)
   // dgamma's running sums (when wanted: partials != nullptr); thread-owned columns
   Accumulators<A> dgamma{};
   if (partials) {
-    dgamma = block_accumulators(partials, x.cols, ptr_cast<A>(dynamic_shared), shared_sums);
+    dgamma = block_accumulators(partials, x.cols, ptr_cast<A*>(dynamic_shared), shared_sums);
     zero_owned<V>(dgamma.sums, w, heads);  // head-relative columns, as the loop below adds
   }
   for (RowLoop rows(x.rows); rows.more(); rows.next()) {  // one row per block: all active

@@ -63,7 +63,7 @@ __global__ void __launch_bounds__(kMaxThreads)
   const i64 w = z.cols;
   Accumulators<A> da{};
   if (partials) {
-    da = block_accumulators(partials, w, ptr_cast<A>(dynamic_shared), shared_sums);
+    da = block_accumulators(partials, w, ptr_cast<A*>(dynamic_shared), shared_sums);
     zero_owned<V>(da.sums, w, 1);
   }
   for (RowLoop rows(z.rows); rows.more(); rows.next()) {

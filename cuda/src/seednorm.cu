@@ -69,7 +69,7 @@ __global__ void __launch_bounds__(kMaxThreads)
                    DevPtr<AccT<D>> rstd_out, DevPtr<AccT<D>> z_out) {
   using A = AccT<D>;
   SCALEREF_SHARED(ScratchRow<A>, scratch, 32);
-  DevPtr<A> s_row = ptr_cast<A>(dynamic_shared) + i64(threadIdx.y) * n.heads;  // sigma(z_h)
+  DevPtr<A> s_row = ptr_cast<A*>(dynamic_shared) + i64(threadIdx.y) * n.heads;  // sigma(z_h)
   const i64 w = x.cols / n.heads;
   for (RowLoop rows(x.rows); rows.more(); rows.next()) {
     const i64 i = rows.row();
@@ -140,9 +140,9 @@ __global__ void __launch_bounds__(kMaxThreads)
   const bool alpha_vector = n.alpha_form == AlphaForm::vector;
   const i64 count = 2 * cols + (alpha_vector ? cols : n.alpha_form == AlphaForm::scalar ? 1 : 0);
   const i64 segments = (alpha_vector ? 3 : 2) * i64(n.heads);
-  DevPtr<A> dz_row = ptr_cast<A>(dynamic_shared) + (shared_sums ? segments * w : 0);
+  DevPtr<A> dz_row = ptr_cast<A*>(dynamic_shared) + (shared_sums ? segments * w : 0);
   Accumulators<A> acc =
-      block_accumulators(partials, count, ptr_cast<A>(dynamic_shared), shared_sums);
+      block_accumulators(partials, count, ptr_cast<A*>(dynamic_shared), shared_sums);
   zero_owned<V>(acc.sums, w, segments);
   A dalpha_scalar = 0;
   for (RowLoop rows(x.rows); rows.more(); rows.next()) {  // one row per block: all active

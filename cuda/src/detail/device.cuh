@@ -135,7 +135,7 @@ struct alignas(sizeof(D) * V) Pack {
 template <int V, class D>
 __device__ inline void load(DevPtr<const D> p, i64 j, i64 w, AccT<D> (&out)[V] SCALEREF_SITE) {
   if (j + V <= w) {
-    const Pack<D, V> pk = ld(ptr_cast<const Pack<D, V>>(p + j) SCALEREF_AT);
+    const Pack<D, V> pk = ld(ptr_cast<const Pack<D, V>*>(p + j) SCALEREF_AT);
 #pragma unroll
     for (int v = 0; v < V; ++v) out[v] = widen(pk.v[v]);
   } else {
@@ -162,7 +162,7 @@ __device__ inline void store(DevPtr<D> p, i64 j, i64 w, const AccT<D> (&in)[V] S
     Pack<D, V> pk;
 #pragma unroll
     for (int v = 0; v < V; ++v) pk.v[v] = narrow<D>(in[v]);
-    const DevPtr<Pack<D, V>> q = ptr_cast<Pack<D, V>>(p + j);
+    const DevPtr<Pack<D, V>> q = ptr_cast<Pack<D, V>*>(p + j);
     st(q, pk SCALEREF_AT);
   } else {
 #pragma unroll
@@ -210,10 +210,11 @@ __device__ inline A group_reduce(A v, DevPtr<ScratchRow<A>> s, Op op, A identity
   if (blockDim.x <= 32) return v;  // the group is one warp
   const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
   const unsigned warps = blockDim.x >> 5;
-  const DevPtr<A> mine = ptr_cast<A>(s + threadIdx.y);
-  if (lane == 0) st(mine + warp, v);
+  // this group's row, spelled at each use as the 2-D index it stands for
+  // (naming it once moved a read of threadIdx.y in nvcc's code)
+  if (lane == 0) st(ptr_cast<A*>(s + threadIdx.y) + warp, v);
   __syncthreads();
-  v = lane < warps ? ld(mine + lane) : identity;
+  v = lane < warps ? ld(ptr_cast<A*>(s + threadIdx.y) + lane) : identity;
   v = warp_reduce(v, op);
   __syncthreads();  // the scratch may be written again by the next call
   return v;

@@ -46,11 +46,16 @@ __device__ inline void zero_owned(DevPtr<A> sums, i64 width, i64 segments) {
       for (int k = 0; k < V && j + k < width; ++k) st(sums + (p * width + j + k), A(0));
 }
 
-// sums[at] += v: one owning thread's running sum.
+// sums[at] += v: one owning thread's running sum. Under nvcc the compound
+// assignment itself (a macro: through a function nvcc fused differently).
+#if defined(SCALEREF_CUDA_EMU)
 template <class A>
 __device__ inline void add_to(DevPtr<A> sums, i64 at, A v SCALEREF_SITE) {
   st(sums + at, ld(sums + at SCALEREF_AT) + v SCALEREF_AT);
 }
+#else
+#define add_to(sums, at, ...) ((sums)[at] += (__VA_ARGS__))
+#endif
 
 template <int V, class A>
 __device__ inline void copy_owned(const Accumulators<A>& acc, i64 width, i64 segments) {

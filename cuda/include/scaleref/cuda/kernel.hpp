@@ -12,7 +12,7 @@
 //   scaleref::cuda::launch<my_kernel<float, 4>>(grid, block, shared_bytes, stream, args...);
 //   DevPtr<const float> x; DevRows<float> y;     // kernel parameters: device memory
 //   float v = ld(x + i); st(y.data + j, v);       // the only reads and writes of it
-//   ptr_cast<const Pack>(x + j)                   // reinterpret_cast<const Pack*>
+//   ptr_cast<const Pack*>(x + j)                  // reinterpret_cast<const Pack*>
 //   field(stats, &Stats::sum)                     // &stats->sum
 //   SCALEREF_SHARED(float, scratch, 32);          // __shared__ float scratch[32] (a DevPtr)
 //   SCALEREF_DYNAMIC_SHARED(unsigned char, smem); // at namespace scope, once per name
@@ -54,19 +54,16 @@ using DevPtr = T*;
 // A device matrix view as a kernel receives it.
 template <class T>
 using DevRows = Rows<T>;
-// *p and *p = v, spelled as macros so that nvcc sees exactly the expression
-// a kernel would write without them: through an inline function, even a
-// forced one, NVVM orders some instructions differently (the PTX of the
-// rescale kernels changed; with the macros it is byte for byte the same).
-// The pointer of st must not hold a comma outside parentheses (name a
-// ptr_cast<Pack<D, V>> first).
+// *p and *p = v, and reinterpret_cast, spelled as macros so that nvcc sees
+// exactly the expression a kernel would write without them: through an
+// inline function, even a forced one, NVVM orders some instructions
+// differently or no longer sees that a pointer is to shared memory (the PTX
+// of the rescale and SeeDNorm kernels changed; with the macros it is byte for
+// byte the same: scripts/ptx_diff.py). The pointer of st must not hold a
+// comma outside parentheses (name a ptr_cast<Pack<D, V>*> first).
 #define ld(...) (*(__VA_ARGS__))
 #define st(p, ...) (*(p) = (__VA_ARGS__))
-// reinterpret_cast<U*>(p).
-template <class U, class T>
-__device__ __forceinline__ U* ptr_cast(T* p) {
-  return reinterpret_cast<U*>(p);
-}
+#define ptr_cast reinterpret_cast
 // &p->*m: member m of the struct at p, on its own (a load of one field
 // reads only that field's bytes).
 template <class T, class M>

@@ -108,10 +108,14 @@ void st(Ptr<T> p, const std::type_identity_t<T>& v,
   *q = v;
 }
 
-// reinterpret_cast<U*>(p): the same address seen as another type (a Pack of
-// V entries, the dynamic shared memory as the kernel's accumulator).
-template <class U, class T>
-Ptr<U> ptr_cast(Ptr<T> p) {
+// ptr_cast<U*>(p), reinterpret_cast<U*>(p) under nvcc: the same address seen
+// as another type (a Pack of V entries, the dynamic shared memory as the
+// kernel's accumulator).
+template <class UPtr, class T>
+Ptr<std::remove_pointer_t<UPtr>> ptr_cast(Ptr<T> p) {
+  using U = std::remove_pointer_t<UPtr>;
+  static_assert(std::is_pointer_v<UPtr>,
+                "ptr_cast<U*>: name the pointer type, as reinterpret_cast");
   static_assert(std::is_const_v<U> || !std::is_const_v<T>, "ptr_cast would drop a const");
   return Ptr<U>(reinterpret_cast<U*>(detail::raw(p)));
 }
