@@ -9,7 +9,11 @@
 //   - a struct marked `using kernel_args = void;` (a promise that it may be a
 //     kernel parameter) declares no raw pointer member;
 //   - no `__global__` function takes a raw pointer;
-//   - no kernel source spells `__shared__` (SCALEREF_SHARED instead).
+//   - no kernel source spells `__shared__` (SCALEREF_SHARED instead), or
+//     reaches the storage behind the path (`_storage_`,
+//     `dynamic_shared_base`, `detail::raw`);
+//   - a marked struct holds no host Rows (its data is a raw pointer);
+//   - st(p, v)'s pointer holds no comma that nvcc's macro would split at.
 // Each rule is first shown to fail on a planted source.
 #include <gtest/gtest.h>
 
@@ -82,27 +86,70 @@ std::vector<std::string> problems(const std::string& name, const std::string& te
     if (params.find('*') != std::string::npos)
       at(p, "a __global__ function takes a raw pointer: " + params);
   }
-  // structs that promise to be kernel parameters
+  // structs that promise to be kernel parameters: their own braces are the
+  // first after the `struct` or `class` keyword before the marker
   static const std::regex marker(R"(using\s+kernel_args\s*=\s*void\s*;)");
   static const std::regex raw_member(
-      R"((^|[;{}])\s*(const\s+)?[\w:<>, ]+?\s*\*\s*(const\s+)?\w+\s*(\[[^\]]*\])?\s*(=[^;]*)?;)");
+      R"((^|[;{}])\s*(const\s+)?[\w:<>, ]+?\s*[*&]\s*(const\s+)?\w+\s*(\[[^\]]*\])?\s*(=[^;]*)?;)");
+  static const std::regex host_rows(R"((^|[^\w])Rows<)");
+  static const std::regex keyword(R"(\b(struct|class)\s+\w+)");
   for (auto it = std::sregex_iterator(text.begin(), text.end(), marker);
        it != std::sregex_iterator(); ++it) {
     const auto pos = static_cast<std::size_t>(it->position());
-    const std::size_t open = text.rfind('{', pos);
+    std::size_t open = std::string::npos;
+    for (auto k =
+             std::sregex_iterator(text.begin(), text.begin() + static_cast<long>(pos), keyword);
+         k != std::sregex_iterator(); ++k)
+      open = text.find('{', static_cast<std::size_t>(k->position()));
+    if (open == std::string::npos || open > pos) {
+      at(pos, "kernel_args outside a struct");
+      continue;
+    }
     const std::size_t end = matching_brace(text, open);
-    // the struct's own level: nested braces (member function bodies) blanked
+    // the struct's own level: the braces nested in it (member function
+    // bodies, default member initializers) blanked with what they hold, the
+    // last one made a ';' so that the next member starts a declaration
     std::string body = text.substr(open + 1, end - open - 2);
     int depth = 0;
     for (char& c : body) {
-      if (c == '{') ++depth;
-      if (depth > 0 && c != '\n') c = ' ';
-      if (c == '}' && depth > 0) --depth;
+      const char was = c;
+      if (depth > 0 || was == '{') c = was == '\n' ? was : ' ';
+      if (was == '{') ++depth;
+      if (was == '}' && depth > 0 && --depth == 0) c = ';';
     }
     std::smatch m;
     if (std::regex_search(body, m, raw_member))
       at(open + 1 + static_cast<std::size_t>(m.position()),
-         "a struct marked kernel_args has a raw pointer member: " + m.str());
+         "a struct marked kernel_args has a raw pointer or reference member: " + m.str());
+    if (std::regex_search(body, m, host_rows))
+      at(open + 1 + static_cast<std::size_t>(m.position()),
+         "a struct marked kernel_args holds a host Rows (a raw pointer): use DevRows");
+  }
+  // the raw storage behind the path, reached around it (in the kernels; the
+  // emulator's own tests reach it on purpose)
+  if (name.rfind("cuda/", 0) == 0 && name.find("scaleref/cuda/kernel.hpp") == std::string::npos)
+    for (const char* raw : {"_storage_", "dynamic_shared_base", "detail::raw"})
+      for (std::size_t p = text.find(raw); p != std::string::npos; p = text.find(raw, p + 1))
+        at(p, std::string(raw) + ": device memory reached around DevPtr");
+  // st(p, v) is a macro under nvcc: its pointer must not hold a comma outside
+  // parentheses (the emulator's function would accept it)
+  static const std::regex st_call(R"(\bst\()");
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), st_call);
+       it != std::sregex_iterator(); ++it) {
+    const auto from = static_cast<std::size_t>(it->position()) + 3;
+    int parens = 0, angles = 0;
+    for (std::size_t i = from; i < text.size(); ++i) {
+      const char c = text[i];
+      if (c == '(') ++parens;
+      if (c == ')' && parens-- == 0) break;
+      if (c == '<') ++angles;
+      if (c == '>') --angles;
+      if (c == ',' && parens == 0) {
+        if (angles > 0)
+          at(from, "st(...)'s pointer holds a comma that nvcc's macro splits at: name it first");
+        break;
+      }
+    }
   }
   return out;
 }
@@ -114,42 +161,69 @@ std::string read(const fs::path& p) {
   return s.str();
 }
 
+// How many problems a planted source has.
+std::size_t count(const char* source) {
+  return problems("cuda/src/planted.cu", strip_comments(source)).size();
+}
+
 TEST(EmuSources, EachRuleFailsOnAPlantedSource) {
-  EXPECT_EQ(problems("planted.cu", strip_comments(R"(
+  EXPECT_EQ(count(R"(
 template <class D>
 __global__ void __launch_bounds__(256) k(DevRows<const D> x, const D* gamma) {}
-)"))
-                .size(),
+)"),
             1u);
-  EXPECT_EQ(problems("planted.cu", strip_comments(R"(
+  EXPECT_EQ(count(R"(
 __global__ void k(DevPtr<float> out) { __shared__ float s[32]; }
-)"))
-                .size(),
+)"),
             1u);
-  EXPECT_EQ(problems("planted.cu", strip_comments(R"(
+  EXPECT_EQ(count(R"(
 struct Net {
   using kernel_args = void;
   DevPtr<const float> alpha;
   const float* beta;
   void add(float* p) { beta = p; }
 };
-)"))
-                .size(),
+)"),
             1u);
+  // a member after a brace-initialized one and a function; a host Rows
+  EXPECT_EQ(count(R"(
+template <class D>
+struct Outputs {
+  using kernel_args = void;
+  DevPtr<D> out[4] = {};
+  void add(D* p) { out[0] = DevPtr<D>(p); }
+  D* late;
+  Rows<const D> host;
+};
+)"),
+            2u);
+  // the storage behind SCALEREF_SHARED; a pointer with a comma in st
+  EXPECT_EQ(count(R"(
+__global__ void k(DevPtr<float> out) {
+  SCALEREF_SHARED(float, s, 32);
+  s_storage_[threadIdx.x] = 1.0f;
+  st(ptr_cast<Pack<float, 4>*>(out), Pack<float, 4>{});
+}
+)"),
+            2u);
   // and passes the same shapes written through the path
-  EXPECT_TRUE(problems("planted.cu", strip_comments(R"(
+  EXPECT_EQ(count(R"(
 template <class D>
 __global__ void __launch_bounds__(256) k(DevRows<const D> x, DevPtr<const D> gamma) {
   SCALEREF_SHARED(float, s, 32);  // not __shared__ float s[32];
+  const DevPtr<Pack<D, 4>> q = ptr_cast<Pack<D, 4>*>(gamma);
+  st(q, Pack<D, 4>{});
 }
+template <class D>
 struct Net {
   using kernel_args = void;
-  DevPtr<const float> alpha;
+  DevPtr<const float> alpha = {};
   int heads;
+  DevRows<const D> gamma_c;
   void add(float* p) { alpha = DevPtr<const float>(p); }
 };
-)"))
-                  .empty());
+)"),
+            0u);
 }
 
 TEST(EmuSources, EveryKernelSourceReachesDeviceMemoryOnlyThroughThePath) {

@@ -340,6 +340,54 @@ TEST(EmuRacecheck, ANeighboursSlotReadOneBarrierTooEarlyIsAHazard) {
   EXPECT_NE(e.find("thread (63, 0, 0) read it at " + line_of(kEarlyRead)), std::string::npos) << e;
 }
 
+// Lane 0 reads, the warp syncs, lanes 1 and 2 read, lane 2 writes: lane 1's
+// read and lane 2's write have no collective between them, though a
+// collective follows the interval's first read.
+constexpr int kLaterReaderRead = __LINE__ + 9;
+constexpr int kLaterReaderWrite = __LINE__ + 9;
+__global__ void readers_after_a_syncwarp(DevPtr<float> out) {
+  SCALEREF_SHARED(float, s, 1);
+  if (threadIdx.x == 0) st(s, 1.0f);
+  __syncthreads();
+  float v = 0;
+  if (threadIdx.x == 0) v = ld(s);
+  __syncwarp();
+  if (threadIdx.x == 1 || threadIdx.x == 2) v = ld(s);
+  if (threadIdx.x == 2) st(s, 2.0f);
+  st(out + threadIdx.x, v);
+}
+
+// A 16-thread block: every lane reads, the (whole, 16-lane) warp syncs, lane
+// 0 writes: ordered.
+__global__ void partial_warp_readers_then_write(DevPtr<float> out) {
+  SCALEREF_SHARED(float, s, 1);
+  if (threadIdx.x == 0) st(s, 1.0f);
+  __syncthreads();
+  const float v = ld(s);
+  __syncwarp(0xffffu);
+  if (threadIdx.x == 0) st(s, 2.0f);
+  st(out + threadIdx.x, v);
+}
+
+TEST(EmuRacecheck, EveryReadOfAnIntervalIsHeldAgainstALaterWrite) {
+  const Check race(true, true);
+  Device<float> out(32);
+  launch<readers_after_a_syncwarp>(1, 32, 0, nullptr, out.get());
+  const std::string e = launch_error();
+  EXPECT_NE(e.find("kernel readers_after_a_syncwarp: racecheck: a write-after-read hazard"),
+            std::string::npos)
+      << e;
+  EXPECT_NE(e.find("thread (2, 0, 0) writes it at " + line_of(kLaterReaderWrite)),
+            std::string::npos)
+      << e;
+  EXPECT_NE(e.find("thread (1, 0, 0) read it at " + line_of(kLaterReaderRead) +
+                   " (other threads too)"),
+            std::string::npos)
+      << e;
+  launch<partial_warp_readers_then_write>(1, 16, 0, nullptr, out.get());
+  EXPECT_EQ(launch_error(), "");
+}
+
 // Every block stores to out[0]: blocks of one launch are not ordered.
 constexpr int kBlockZeroWrite = __LINE__ + 5;
 constexpr int kOtherBlockWrite = __LINE__ + 6;
@@ -468,6 +516,29 @@ TEST(EmuInitcheck, AWorkspaceNobodyZeroedIsAnUninitializedRead) {
   launch<accumulate_into>(1, 32, 0, nullptr, static_cast<float*>(ws), x.get());
   EXPECT_EQ(launch_error(), "");
   cudaFree(ws);
+}
+
+// Block 1 copies out[0], which block 0 writes: a read of unwritten memory
+// when block 1 runs first (and a race, which this test leaves to racecheck).
+__global__ void copy_what_block_zero_writes(DevPtr<float> out) {
+  if (blockIdx.x == 0)
+    st(out, 1.0f);
+  else
+    st(out + 1, ld(out));
+}
+
+TEST(EmuInitcheck, EachScheduleStartsFromWhatTheLaunchFound) {
+  void* out = nullptr;
+  ASSERT_EQ(cudaMalloc(&out, 2 * sizeof(float)), cudaSuccess);
+  const Schedules s({"in-order", "reversed"});  // in-order writes out[0] first
+  launch<copy_what_block_zero_writes>(2, 1, 0, nullptr, static_cast<float*>(out));
+  const std::string e = launch_error();
+  EXPECT_NE(e.find("kernel copy_what_block_zero_writes: initcheck: thread (0, 0, 0) loads 4 "
+                   "bytes"),
+            std::string::npos)
+      << e;
+  EXPECT_NE(e.find("(schedule reversed)"), std::string::npos) << e;
+  cudaFree(out);
 }
 
 // Reads one entry past a 21-float row: inside the allocation's 256-byte

@@ -5,8 +5,8 @@
 // memcheck   the bytes lie inside one live device allocation, or inside the
 //            block's static or dynamic shared memory, and the address is
 //            aligned to the type. A read of an allocation's padding (the
-//            bytes up to the next 256 and the rest of its pages, which the
-//            guard pages cannot catch) is reported here.
+//            bytes up to the next 256, which the guard pages cannot catch) is
+//            reported here, as is an access to freed or host memory.
 // initcheck  every byte a kernel loads was written before: device memory by
 //            cudaMemcpy, cudaMemset, cuBLAS or a kernel store since cudaMalloc
 //            (one flag per byte and a count of bytes still unwritten, so an
@@ -22,6 +22,15 @@
 //            collective after the first names both lanes. In device memory
 //            two blocks of one launch race on any such pair: nothing orders
 //            blocks. Reported even when the values agree. Atomics are left out.
+//            Several reads in one interval are all held against a later write
+//            by another thread: the last one pairwise, the others together
+//            (ordered only when they are in the writer's warp and a collective
+//            after the latest of them named their lanes and the writer's).
+//            A write then stands for the reads before it.
+//
+// Launches are serialized (scheduler.cpp), and this state is read and
+// written by the launching thread; a cudaMalloc, cudaFree or copy from
+// another host thread while a kernel runs is not supported.
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -49,13 +58,18 @@ struct Mark {
   std::source_location where;
 };
 
-// A granule's racecheck state: the last write, the last read, and whether
-// other threads (other blocks) read it too in the read's interval (launch).
+// A granule's racecheck state: the last write, the last read, and the other
+// reads since the last write: in the last read's barrier interval, by other
+// threads (their lanes, whether they span warps, and the latest of their
+// warps' collective counts), and in the launch, by other blocks.
 struct Cell {
   Mark write, read;
-  bool other_threads_read = false, other_blocks_read = false;
-  std::uint32_t first_read_wseq = 0;  // the warp count of the interval's first read
-  bool readers_in_warps = false;      // the interval's readers are in more than one warp
+  Mark other;  // the latest of the other reads
+  bool others_read = false, other_blocks_read = false;
+  bool others_in_warps = false;    // the other readers are not all in one warp
+  std::uint32_t others_warp = 0;   // their warp (when in one)
+  std::uint32_t others_lanes = 0;  // their lanes (when in one warp)
+  std::uint32_t others_wseq = 0;   // the latest of their warp's collective counts
 };
 
 constexpr std::size_t kGranule = 2;
@@ -173,10 +187,10 @@ std::string outside(State& s, const std::byte* p, std::size_t n, const char* ver
       return what + ": runs " + std::to_string(p + n - (a.data + a.bytes)) +
              " bytes past the end of the " + std::to_string(a.bytes) + "-byte allocation at " +
              address(a.data);
-    if (p < a.data + a.bytes + 4096)
+    if (p < a.data + a.bytes + 4096)  // the rest of its 256 bytes, then the guard page
       return what + ": " + std::to_string(p - (a.data + a.bytes)) + " bytes past the end of the " +
              std::to_string(a.bytes) + "-byte allocation at " + address(a.data) +
-             ", in its padding";
+             (p < a.data + (a.bytes + 255) / 256 * 256 ? ", in its padding" : "");
   }
   if (it != s.allocations.end() && p + 4096 > it->second.data)
     return what + ": " + std::to_string(it->second.data - p) + " bytes before the " +
@@ -249,14 +263,18 @@ void race(Cell& c, Access kind, std::uint16_t thread, const std::byte* p, const 
     const bool same_interval =
         c.read.launch == s.launch && c.read.block == s.block_serial && c.read.epoch == s.epoch;
     if (c.read.launch == s.launch && c.read.block != s.block_serial) c.other_blocks_read = true;
-    if (same_interval) {
-      if (c.read.thread != thread) c.other_threads_read = true;
-      if (c.read.thread / 32u != thread / 32u) c.readers_in_warps = true;
-    } else {
-      c.other_threads_read = false;
-      c.readers_in_warps = false;
-      c.first_read_wseq = now.wseq;
-      if (c.read.launch != s.launch) c.other_blocks_read = false;
+    if (c.read.launch != s.launch) c.other_blocks_read = false;
+    if (!same_interval) {
+      c.others_read = c.others_in_warps = false;
+      c.others_lanes = c.others_wseq = 0;
+    } else if (c.read.thread != thread) {  // the last read becomes one of the others
+      const std::uint32_t warp = c.read.thread / 32u;
+      if (c.others_read && c.others_warp != warp) c.others_in_warps = true;
+      c.others_warp = warp;
+      c.others_read = true;
+      c.other = c.read;
+      c.others_lanes |= 1u << (c.read.thread % 32u);
+      c.others_wseq = std::max(c.others_wseq, c.read.wseq);
     }
     c.read = now;
     return;
@@ -269,17 +287,25 @@ void race(Cell& c, Access kind, std::uint16_t thread, const std::byte* p, const 
   if (!shared && c.read.launch == s.launch && c.other_blocks_read)
     report_race("write-after-read", memory, p, a, r, c.read, "read", where, "writes", true);
   if (c.read.launch == s.launch && c.read.block == s.block_serial && c.read.epoch == s.epoch &&
-      c.other_threads_read) {
-    // readers besides the last: ordered only if all were in this warp and a
-    // collective of the whole warp followed the first read
-    const unsigned warp = thread / 32u;
-    const bool ordered =
-        !c.readers_in_warps && c.read.thread / 32u == warp &&
-        std::any_of(s.collectives[warp].begin() + c.first_read_wseq, s.collectives[warp].end(),
-                    [](unsigned m) { return m == 0xffffffffu; });
+      c.others_read) {
+    // the readers besides the last: this thread's own reads are ordered; the
+    // others only if they are all in this warp and a collective completed
+    // after the latest of them named their lanes and this one
+    const unsigned warp = thread / 32u, me = 1u << (thread % 32u);
+    const std::uint32_t others = c.others_lanes & ~me;
+    const bool ordered = !c.others_in_warps && c.others_warp == warp &&
+                         (others == 0 || std::any_of(s.collectives[warp].begin() + c.others_wseq,
+                                                     s.collectives[warp].end(), [&](unsigned m) {
+                                                       return (m & (others | me)) == (others | me);
+                                                     }));
     if (!ordered)
-      report_race("write-after-read", memory, p, a, r, c.read, "read", where, "writes", true);
+      report_race("write-after-read", memory, p, a, r, c.other, "read", where, "writes", true);
   }
+  // the reads before this write are ordered with it; later accesses are
+  // checked against the write (a chain of ordered pairs is ordered)
+  c.read = Mark{};
+  c.others_read = c.others_in_warps = c.other_blocks_read = false;
+  c.others_lanes = c.others_wseq = 0;
   c.write = now;
 }
 
@@ -330,6 +356,27 @@ void written(const void* p, std::size_t bytes) {
         }
     b += n;
     bytes -= n;
+  }
+}
+
+std::vector<std::vector<std::uint8_t>> save_written(const std::vector<memory::Span>& spans) {
+  State& s = state();
+  std::vector<std::vector<std::uint8_t>> out;
+  for (const memory::Span& sp : spans) {
+    const Allocation* a = find_allocation(s, sp.data);
+    out.push_back(a ? a->written : std::vector<std::uint8_t>{});
+  }
+  return out;
+}
+
+void restore_written(const std::vector<memory::Span>& spans,
+                     const std::vector<std::vector<std::uint8_t>>& saved) {
+  State& s = state();
+  for (std::size_t k = 0; k < spans.size(); ++k) {
+    Allocation* a = find_allocation(s, spans[k].data);
+    if (!a || a->written.size() != saved[k].size()) continue;
+    a->written = saved[k];
+    a->unwritten = static_cast<std::size_t>(std::count(a->written.begin(), a->written.end(), 0));
   }
 }
 
@@ -395,7 +442,6 @@ void access(const void* pv, std::size_t n, std::size_t align, Access kind,
   State& s = state();
   if (!s.running) std::abort();  // a device access outside a kernel
   const Options& o = options();
-  if (!o.memcheck && !o.initcheck && !o.racecheck) return;
   const auto* p = static_cast<const std::byte*>(pv);
   const char* verb = kind == Access::load    ? "a load"
                      : kind == Access::store ? "a store"

@@ -85,4 +85,13 @@ void note_stack_guard(const void* lo, const void* hi);
 
 }  // namespace memory
 
+namespace checks {
+// initcheck's written flags of the allocations `spans` name, saved with a
+// launch's snapshot and put back with it, so that each schedule starts from
+// what the launch found.
+std::vector<std::vector<std::uint8_t>> save_written(const std::vector<memory::Span>& spans);
+void restore_written(const std::vector<memory::Span>& spans,
+                     const std::vector<std::vector<std::uint8_t>>& saved);
+}  // namespace checks
+
 }  // namespace scaleref::emu

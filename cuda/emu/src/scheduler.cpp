@@ -576,14 +576,16 @@ void Block::complete_warp(unsigned warp, unsigned mask) {
 struct Snapshot {
   std::vector<memory::Span> spans;
   std::vector<std::vector<std::byte>> bytes;
+  std::vector<std::vector<std::uint8_t>> written;  // initcheck's flags
   static Snapshot of(const std::vector<memory::Span>& spans) {
-    Snapshot s{spans, {}};
+    Snapshot s{spans, {}, checks::save_written(spans)};
     for (const auto& sp : spans) s.bytes.emplace_back(sp.data, sp.data + sp.bytes);
     return s;
   }
   void restore() const {
     for (std::size_t i = 0; i < spans.size(); ++i)
       std::memcpy(spans[i].data, bytes[i].data(), spans[i].bytes);
+    checks::restore_written(spans, written);
   }
   // "" when the memory now holds the same bits, else where it first differs.
   std::string differs() const {

@@ -6,12 +6,12 @@
 //   __global__, __device__, __host__, __forceinline__   nothing (plain functions)
 //   __launch_bounds__(n)     nothing: the bound is not known to the emulator
 //   __shared__               not defined: a kernel declares shared memory with
-//                            SCALEREF_SHARED and SCALEREF_DYNAMIC_SHARED
-//                            (scaleref/cuda/kernel.hpp), a function-local
-//                            static in the section "scaleref_emu_shared" and the
-//                            arena, each reached through an emu::Ptr; the
-//                            emulator poisons both (a NaN in fp64, fp32 and
-//                            bf16: memory.cpp) before each block
+//                            SCALEREF_SHARED (a function-local static that
+//                            registers itself, access.hpp's shared_static) and
+//                            SCALEREF_DYNAMIC_SHARED (the arena), both in
+//                            scaleref/cuda/kernel.hpp and reached through an
+//                            emu::Ptr; the emulator poisons both (a NaN in fp64,
+//                            fp32 and bf16: memory.cpp) for each block
 //   threadIdx, blockIdx,     globals the scheduler sets before it resumes a
 //   blockDim, gridDim        thread (blocks run one at a time)
 //   __syncthreads, __shfl_*  switch to the next thread (a fiber) until every
