@@ -113,22 +113,6 @@ State& state() {
   return *s;
 }
 
-std::string site(const std::source_location& w) {
-  std::string file = w.file_name();
-  for (const char* root : {"/cuda/", "/tests/"})
-    if (const auto at = file.rfind(root); at != std::string::npos) {
-      file = file.substr(at + 1);
-      break;
-    }
-  return file + ":" + std::to_string(w.line());
-}
-
-std::string coords(uint3 v) {
-  char b[48];
-  std::snprintf(b, sizeof b, "(%u, %u, %u)", v.x, v.y, v.z);
-  return b;
-}
-
 uint3 unflatten(std::uint32_t k, dim3 d) { return {k % d.x, (k / d.x) % d.y, k / (d.x * d.y)}; }
 
 std::string address(const void* p) {

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <source_location>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,11 @@ std::size_t dynamic_shared_limit(const void* kernel);
 // block (x, y, z), thread (x, y, z)", or "host code (no kernel running)".
 // Writes into buf without allocating (it runs in a signal handler).
 void describe_position(char* buf, std::size_t size);
+
+// scheduler.cpp: how messages name a block or thread, "(x, y, z)", and a
+// source line, "cuda/src/rmsnorm.cu:42" (the path from cuda/ or tests/).
+std::string coords(uint3 v);
+std::string site(const std::source_location& where);
 
 // scheduler.cpp: fails the running block, as its barrier checks do, with
 // `why` (which names the kernel); the launch then fails with it.

@@ -179,19 +179,6 @@ struct Thread {
   std::uint64_t bits = 0, result = 0;
 };
 
-std::string coords(uint3 v) {
-  char b[48];
-  std::snprintf(b, sizeof b, "(%u, %u, %u)", v.x, v.y, v.z);
-  return b;
-}
-
-std::string site(const std::source_location& w) {
-  std::string file = w.file_name();
-  if (const auto slash = file.rfind("/cuda/"); slash != std::string::npos)
-    file = file.substr(slash + 1);
-  return file + ":" + std::to_string(w.line());
-}
-
 const char* op_name(detail::WarpOp op) {
   using detail::WarpOp;
   switch (op) {
@@ -637,6 +624,22 @@ std::string config_error(const detail::Launch& l, const Options& o) {
 }
 
 }  // namespace
+
+std::string coords(uint3 v) {
+  char b[48];
+  std::snprintf(b, sizeof b, "(%u, %u, %u)", v.x, v.y, v.z);
+  return b;
+}
+
+std::string site(const std::source_location& w) {
+  std::string file = w.file_name();
+  for (const char* root : {"/cuda/", "/tests/"})
+    if (const auto at = file.rfind(root); at != std::string::npos) {
+      file = file.substr(at + 1);
+      break;
+    }
+  return file + ":" + std::to_string(w.line());
+}
 
 Options& options() {
   static Options o = read_environment();

@@ -148,13 +148,13 @@ struct Rows {
 // their members are such parameters too, which tests/emu_sources_test.cpp
 // checks over the sources.
 template <class P>
-struct is_ptr : std::false_type {};
+struct is_device_view : std::false_type {};
 template <class T>
-struct is_ptr<Ptr<T>> : std::true_type {};
+struct is_device_view<Ptr<T>> : std::true_type {};
 template <class T>
-struct is_ptr<Rows<T>> : std::true_type {};
+struct is_device_view<Rows<T>> : std::true_type {};
 template <class P>
-concept KernelParam = std::is_arithmetic_v<P> || std::is_enum_v<P> || is_ptr<P>::value ||
+concept KernelParam = std::is_arithmetic_v<P> || std::is_enum_v<P> || is_device_view<P>::value ||
     (std::is_class_v<P>&& std::is_trivially_copyable_v<P>&& requires { typename P::kernel_args; });
 
 }  // namespace scaleref::emu
