@@ -1,7 +1,14 @@
 #!/usr/bin/env bash
 # Run ON A GPU MACHINE: everything the CUDA issue asks of one.
-#   scripts/gpu_run.sh OUTDIR [check|bench|all] [--quick]
+#   scripts/gpu_run.sh OUTDIR [check|bench|ncu|all] [--quick]
 # (a device call may run 10 minutes: `check` and `bench` fit one call each).
+# A lease is short (15 minutes of device time in all, the start included), so
+# the build can be made HERE and carried (scripts/gpu_build_here.sh), and every
+# step can be held to a deadline:
+#   SCALEREF_PREBUILT=1    use BUILD_DIR as built here: no configure, no build
+#   SCALEREF_DEADLINE=T    epoch seconds: each step gets at most the time left
+#                          (a step with under 15 s left is skipped, and says so)
+#   SCALEREF_STEP_CAP=S    at most S seconds per step (default: no cap)
 # Builds the CUDA targets (SCALEREF_CUDA=ON; not the CPU emulator, which CI
 # runs everywhere), then writes into OUTDIR:
 #   env.txt        device (nvidia-smi), date, commit (SCALEREF_COMMIT or git)
@@ -10,7 +17,12 @@
 #                  compute-sanitizer's four tools on cuda_check --quick (the
 #                  emulator's own checks are compared with them in cuda/README.md)
 #   ctest_gpu.txt  the gpu-labelled tests
+#   sass.txt.gz    cuobjdump -sass of the kernels (the machine code the
+#                  FMA and vector-width questions need; not on the CPU machines)
 #   bench/         scripts/bench_cuda.sh's JSON and report
+#   ncu.csv        Nsight Compute per fused kernel at the model's shapes
+#                  (issue 34): duration, DRAM bytes, global sectors and
+#                  requests, shared bank conflicts, occupancy; clocks as found
 #   and OUTDIR.tar.gz of all of it (a device call returns at most 8 files).
 # Missing Debian packages (Eigen, Boost, GoogleTest, rapidcheck, nlohmann-json)
 # are taken from carried .deb files in .deps/ (scripts/gpu_deps.sh), unpacked
@@ -41,16 +53,43 @@ fi
 cat "$out/env.txt"
 
 status=0
+deadline=${SCALEREF_DEADLINE:-}
+cap=${SCALEREF_STEP_CAP:-}
 step() {  # step NAME COMMAND...: runs it, tees its output, records its exit status
   local name=$1
   shift
+  local limit=()
+  if [[ -n $deadline ]]; then
+    local left=$((deadline - $(date +%s)))
+    if ((left < 15)); then
+      echo "$name: skipped (deadline: ${left} s left)" | tee -a "$out/status.txt"
+      status=1
+      return
+    fi
+    [[ -n $cap ]] && ((cap < left)) && left=$cap
+    limit=(timeout --kill-after=5 "$left")
+  elif [[ -n $cap ]]; then
+    limit=(timeout --kill-after=5 "$cap")
+  fi
   echo "== $name: $*"
-  "$@" 2>&1 | tee "$out/$name.txt"
+  local t0=$SECONDS
+  "${limit[@]}" "$@" 2>&1 | tee "$out/$name.txt"
   local rc=${PIPESTATUS[0]}
-  echo "$name: exit $rc" | tee -a "$out/status.txt"
+  local how="exit $rc"
+  ((rc == 124 || rc == 137)) && [[ ${#limit[@]} -gt 0 ]] && how="timed out after ${limit[2]} s"
+  echo "$name: $how ($((SECONDS - t0)) s)" | tee -a "$out/status.txt"
   ((rc == 0)) || status=1
 }
 
+if [[ ${SCALEREF_PREBUILT:-0} == 1 ]]; then
+  # The build records the source folder by its path where it was built: give
+  # the source folder that path here too, for anything that reads it.
+  src=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$build/CMakeCache.txt")
+  if [[ -n $src && $src != "$root" && ! -e $src ]]; then
+    mkdir -p "$(dirname "$src")" && ln -s "$root" "$src"
+  fi
+  echo "prebuilt: $build (built at $src)" | tee -a "$out/status.txt"
+else
 step configure cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DSCALEREF_CUDA=ON -DSCALEREF_CUDA_EMU=OFF -DSCALEREF_WERROR=ON "${prefix[@]}"
 # Every test target that ctest_gpu selects below (tests/CMakeLists.txt): one left
@@ -59,6 +98,7 @@ step configure cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release 
 step build cmake --build "$build" --parallel "$(nproc)" --target cuda_check cuda_bench \
   cuda_device_test cuda_philox_test cuda_kernels_test cuda_scalevec_test cuda_rescale_test \
   cuda_init_test cuda_compare_test cuda_launch_test
+fi
 # compute-sanitizer: on the PATH of the GPU image; else where the toolkit keeps it
 sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 quick_arg=()
@@ -69,11 +109,40 @@ if [[ $what == check || $what == all ]]; then
   step racecheck "$sanitizer" --tool racecheck --error-exitcode 1 "$build/cuda/cuda_check" --quick
   step initcheck "$sanitizer" --tool initcheck --error-exitcode 1 "$build/cuda/cuda_check" --quick
   step synccheck "$sanitizer" --tool synccheck --error-exitcode 1 "$build/cuda/cuda_check" --quick
-  step ctest_gpu ctest --test-dir "$build" -R '^Cuda|^cuda|^bench.cuda' --output-on-failure
+  if [[ ${SCALEREF_PREBUILT:-0} == 1 ]]; then
+    # ctest's PRE_TEST discovery needs this machine's CMake at the path it had
+    # where it was built: run the test programs themselves, with ctest's seed.
+    step ctest_gpu env RC_PARAMS="seed=20261122 max_success=100" bash -c \
+      'rc=0; for t in "$0"/tests/cuda_*_test; do echo "== $t"; "$t" || rc=1; done; exit $rc' \
+      "$build"
+  else
+    step ctest_gpu ctest --test-dir "$build" -R '^Cuda|^cuda|^bench.cuda' --output-on-failure
+  fi
+  step sass bash -c "cuobjdump -sass '$build/cuda/cuda_check' | gzip -9 >'$out/sass.txt.gz' &&
+    zcat '$out/sass.txt.gz' | grep -c 'Function :'"
 fi
 if [[ $what == bench || $what == all ]]; then
   step bench env CUDA_BENCH="$build/cuda/cuda_bench" bash "$root/scripts/bench_cuda.sh" \
     "${quick_arg[@]}" "$out/bench"
+fi
+if [[ $what == ncu || $what == all ]]; then
+  # The fused kernels only (forward_kernel, backward_kernel and the partial
+  # sums), one timed call each after one check call, at the shapes issue 34's
+  # model predicts; --clock-control none: the card's clocks as found.
+  metrics=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum
+  metrics+=,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum
+  metrics+=,l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum,l1tex__t_requests_pipe_lsu_mem_global_op_st.sum
+  metrics+=,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum
+  metrics+=,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum
+  metrics+=,sm__warps_active.avg.pct_of_peak_sustained_active,sm__maximum_warps_per_active_cycle_pct
+  metrics+=,launch__registers_per_thread,launch__grid_size,launch__block_size,launch__waves_per_multiprocessor
+  ncu_bin=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
+  for shape in 4096x4096 2048x16384 1024x65536 16x4096; do
+    step "ncu_$shape" "$ncu_bin" --clock-control none --csv --metrics "$metrics" \
+      -k 'regex:forward_kernel|backward_kernel|sum_partials' \
+      "$build/cuda/cuda_bench" --shape "$shape" --no-sweep --dir fwd,bwd --reps 1 --warmup 0 \
+      --op rmsnorm,layernorm,dyt,seednorm,seednorm_h16,sdd_epilogue
+  done
 fi
 tar -czf "$out.tar.gz" -C "$(dirname "$out")" "$(basename "$out")"
 exit $status
