@@ -199,6 +199,58 @@ TEST(SeeDNorm, InitializesAsAlgorithmOneAndCarriesItsWeightDecayData) {
   EXPECT_TRUE(seed::forward(p, c, x) == rms::forward(rms::init<double>(6), {c.eps}, x));
 }
 
+// sigma'(z) computed from an inner tanh or sigmoid value v that carries a
+// relative error delta (the formulas of spec/seednorm.hpp, written in terms
+// of v, in long double): activate_derivative_scale bounds the move by
+// 2 |delta| scale; |sigma'(z)| alone does not (1 - t^2 cancels). A GPU's tanh
+// and exp differ from the host's by a few ulps: cuda_check's tolerances on
+// SeeDNorm's dbeta and dx rest on this bound (found on an H100, 2026-11-26:
+// dbeta at 1 x 1 used 1.9 of a tolerance relative to |sigma'(z)|).
+TEST(SeeDNorm, DerivativeScaleBoundsTheEffectOfAnInnerFunctionsError) {
+  using LD = long double;
+  const LD c = 0.79788456080286535588L, k = 0.044715L;
+  const auto from_inner = [&](Activation a, LD z, LD v) -> LD {
+    switch (a) {
+      case Activation::tanh:
+        return 1 - v * v;
+      case Activation::sigmoid:
+        return v * (1 - v);
+      case Activation::gelu_tanh:
+        return LD(0.5) * (1 + v) + LD(0.5) * z * (1 - v * v) * c * (1 + 3 * k * z * z);
+      case Activation::swish:
+        return v + z * v * (1 - v);
+      default:
+        return norm::activate_derivative(a, static_cast<double>(z));
+    }
+  };
+  const auto inner = [&](Activation a, LD z) -> LD {
+    if (a == Activation::gelu_tanh) return std::tanh(c * (z + k * z * z * z));
+    if (a == Activation::tanh) return std::tanh(z);
+    return 1 / (1 + std::exp(-z));
+  };
+  int cancelling = 0;
+  for (const Activation a : norm::kActivations) {
+    for (int i = -480; i <= 480; ++i) {
+      const LD z = i / 40.0L;
+      const double scale = norm::activate_derivative_scale(a, static_cast<double>(z));
+      const LD exact = from_inner(a, z, inner(a, z));
+      EXPECT_NEAR(static_cast<double>(exact), norm::activate_derivative(a, static_cast<double>(z)),
+                  1e-14 * scale)
+          << norm::name(a) << " z " << static_cast<double>(z);
+      EXPECT_GE(scale, std::abs(static_cast<double>(exact)) * (1 - 1e-14));
+      for (const LD delta : {1e-7L, -1e-7L}) {
+        const LD moved = std::abs(from_inner(a, z, inner(a, z) * (1 + delta)) - exact);
+        EXPECT_LE(moved, 2 * std::abs(delta) * scale * (1 + 1e-6L))
+            << norm::name(a) << " z " << static_cast<double>(z);
+        if (moved > 2 * std::abs(delta) * std::abs(exact)) ++cancelling;
+      }
+    }
+  }
+  // The planted alternative, a scale of |sigma'(z)|, misses the cancellation
+  // (tanh from |z| near 0.66 on, sigmoid, GELU and swish in their tails).
+  EXPECT_GT(cancelling, 1000);
+}
+
 TEST(SeeDNorm, BackwardIsThreadCountIndependent) {
   const long d = 24, n = kParallelEntries / d + 9;
   ASSERT_GE(n * d, kParallelEntries);

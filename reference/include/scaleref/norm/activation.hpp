@@ -32,4 +32,10 @@ S activate_derivative(Activation a, const S& z) {
   return activate_derivative(a, z, gelu_constants<S>());
 }
 
+// The size of the terms sigma'(z) is computed from (spec/seednorm.hpp).
+template <class S>
+S activate_derivative_scale(Activation a, const S& z) {
+  return activate_derivative_scale(a, z, gelu_constants<S>());
+}
+
 }  // namespace scaleref::norm

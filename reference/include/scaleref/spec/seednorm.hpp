@@ -99,6 +99,42 @@ SCALEREF_HOST_DEVICE S activate_derivative(Activation a, const S& z, const GeluC
   return S(1);
 }
 
+// The size of the terms sigma'(z) is computed from, for a tolerance: where
+// the inner tanh or exp carries a relative error delta (a GPU's tanh and exp
+// are not the host's: a few ulps apart), sigma'(z) moves by at most
+// 2 |delta| times this. It exceeds |sigma'(z)| where the formula cancels:
+// tanh's 1 - t^2 next to t^2 -> 1 for large |z| (1 + t^2 here), likewise
+// sigmoid's s (1 - s), GELU's and swish's. hardtanh and softsign call no
+// inner function (their |sigma'(z)|). tests/norm_seednorm_test.cpp holds the
+// bound against perturbed inner values.
+template <class S>
+SCALEREF_HOST_DEVICE S activate_derivative_scale(Activation a, const S& z,
+                                                 const GeluConstants<S>& g) {
+  switch (a) {
+    case Activation::tanh: {
+      const S t = tanh(z);
+      return S(1) + t * t;
+    }
+    case Activation::sigmoid: {
+      const S s = S(1) / (S(1) + exp(-z));
+      return s * (S(1) + s);
+    }
+    case Activation::hardtanh:
+    case Activation::softsign:
+      return fabs(activate_derivative(a, z, g));
+    case Activation::gelu_tanh: {
+      const S t = tanh(g.c * (z + g.k * z * z * z));
+      return S(0.5) * (S(1) + fabs(t)) +
+             S(0.5) * fabs(z) * (S(1) + t * t) * g.c * (S(1) + S(3) * g.k * z * z);
+    }
+    case Activation::swish: {
+      const S s = S(1) / (S(1) + exp(-z));
+      return s + fabs(z) * s * (S(1) + s);
+    }
+  }
+  return S(1);
+}
+
 }  // namespace scaleref::norm
 
 namespace scaleref::norm::seednorm {
