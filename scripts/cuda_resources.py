@@ -22,7 +22,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 ENTRY = re.compile(r"Compiling entry function '(\S+)'")
 STACK = re.compile(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads")
-USAGE = re.compile(r"Used (\d+) registers.*?(\d+) bytes smem")
+USAGE = re.compile(r"Used (\d+) registers")
+SMEM = re.compile(r"(\d+) bytes smem")  # absent when a kernel declares none
 
 
 def ptxas_report(command, source, out_dir):
@@ -38,15 +39,17 @@ def ptxas_report(command, source, out_dir):
 
 
 def kernels(log):
-    """(mangled name, registers, spill stores, spill loads, smem) per entry."""
-    name, spill = None, (0, 0)
+    """(mangled name, registers, spill stores, spill loads, smem, stack frame) per entry."""
+    name, spill = None, (0, 0, 0)
     for line in log.splitlines():
         if m := ENTRY.search(line):
-            name, spill = m.group(1), (0, 0)
+            name, spill = m.group(1), (0, 0, 0)
         elif (m := STACK.search(line)) and name:
-            spill = (int(m.group(2)), int(m.group(3)))
+            spill = (int(m.group(2)), int(m.group(3)), int(m.group(1)))
         elif (m := USAGE.search(line)) and name:
-            yield name, int(m.group(1)), spill[0], spill[1], int(m.group(2))
+            smem = SMEM.search(line)
+            yield (name, int(m.group(1)), spill[0], spill[1], int(smem.group(1)) if smem else 0,
+                   spill[2])
             name = None
 
 
@@ -62,7 +65,8 @@ def main():
     show_all = "--all" in sys.argv[1:]
     build = args[0] if args else "build-cuda"
     with open(os.path.join(build, "compile_commands.json")) as f:
-        entries = [e for e in json.load(f) if e["file"].endswith(".cu") and "/cuda/src/" in e["file"]]
+        entries = [e for e in json.load(f) if e["file"].endswith(".cu") and "/cuda/src/" in e["file"]
+                   and "nvcc" in shlex.split(e["command"])[0]]  # not the emulator's C++ copies
     if not entries:
         sys.exit(f"cuda_resources: no cuda/src/*.cu in {build}/compile_commands.json "
                  "(configure with -DSCALEREF_CUDA=ON)")
@@ -71,7 +75,7 @@ def main():
                              entries))
     rows = []
     for source, log in sorted(logs):
-        for name, regs, stores, loads, smem in kernels(log):
+        for name, regs, stores, loads, smem, _ in kernels(log):
             rows.append((os.path.basename(source), readable(name), regs, stores, loads, smem))
     shown = [r for r in rows if show_all or r[3] or r[4] or r[2] >= 64]
     print(f"{len(rows)} kernels compiled for the build's architecture; "

@@ -40,7 +40,7 @@ __global__ void __launch_bounds__(kMaxThreads)
 
 // Partial row layout: [dgamma: D][dbeta: D][dalpha: 1].
 template <class D, int V>
-__global__ void __launch_bounds__(kMaxThreads)
+__global__ void __launch_bounds__(kMaxThreads, 1)
     backward_kernel(DevRows<const D> x, DevRows<const D> dy, DevRows<D> dx, DevPtr<const D> alpha,
                     DevPtr<const D> gamma, DevPtr<AccT<D>> partials, bool shared_sums) {
   using A = AccT<D>;
@@ -61,6 +61,7 @@ __global__ void __launch_bounds__(kMaxThreads)
       load<V>(xr, j, w, v);
       load<V>(dyr, j, w, d);
       load_or<V>(gamma, j, w, A(1), g);
+      const Run run = owned_run<V>(w, 0, j);
 #pragma unroll
       for (int k = 0; k < V; ++k) {
         const A t = tanh(a * v[k]);
@@ -68,8 +69,8 @@ __global__ void __launch_bounds__(kMaxThreads)
         out[k] = a * u;
         if (j + k < w) {
           dalpha += u * v[k];
-          add_to(acc.sums, j + k, d[k] * t);
-          add_to(acc.sums, w + j + k, d[k]);
+          add_to(acc.sums, run(k), d[k] * t);
+          add_to(acc.sums, w + run(k), d[k]);
         }
       }
       store<V>(dxr, j, w, out);
@@ -126,7 +127,8 @@ void backward(const Params<T>& p, Rows<const T> x, Rows<const T> dy, Rows<T> dx,
   outs.add(dev(g.dgamma), 0, x.cols);
   outs.add(dev(g.dbeta), x.cols, x.cols);
   outs.add(dev(g.dalpha), 2 * x.cols, 1);
-  launch_sum_partials<Dev<T>>(plan.partials, geo.blocks, count, outs, stream);
+  launch_sum_partials<Dev<T>>(plan.partials, geo.blocks, count, outs,
+                              SumLayout{x.cols, 2, geo.group, V}, stream);
 }
 
 #define SCALEREF_INSTANTIATE(T)                                                      \

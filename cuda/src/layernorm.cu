@@ -87,7 +87,7 @@ __global__ void __launch_bounds__(kMaxThreads)
 
 // Partial row layout: [dgamma: D][dbeta: D].
 template <class D, int V>
-__global__ void __launch_bounds__(kMaxThreads)
+__global__ void __launch_bounds__(kMaxThreads, 1)
     backward_kernel(DevRows<const D> x, DevRows<const D> dy, DevRows<D> dx, DevPtr<const D> gamma,
                     DevPtr<const AccT<D>> mean, DevPtr<const AccT<D>> rstd,
                     DevPtr<AccT<D>> partials, bool shared_sums) {
@@ -126,13 +126,14 @@ __global__ void __launch_bounds__(kMaxThreads)
       load<V>(xr, j, w, v);
       load<V>(dyr, j, w, d);
       load_or<V>(gamma, j, w, A(1), g);
+      const Run run = owned_run<V>(w, 0, j);
 #pragma unroll
       for (int k = 0; k < V; ++k) {
         const A x_hat = (v[k] - mu) * r;
         out[k] = r * (d[k] * g[k] - mean_g - x_hat * mean_gx);
         if (partials && j + k < w) {
-          add_to(acc.sums, j + k, d[k] * x_hat);
-          add_to(acc.sums, w + j + k, d[k]);
+          add_to(acc.sums, run(k), d[k] * x_hat);
+          add_to(acc.sums, w + run(k), d[k]);
         }
       }
       store<V>(dxr, j, w, out);
@@ -196,7 +197,8 @@ void backward(const Params<T>& p, const Config&, const Cache<T>& cache, Rows<con
     Outputs<Dev<T>> outs;
     outs.add(dev(g.dgamma), 0, x.cols);
     outs.add(dev(g.dbeta), x.cols, x.cols);
-    launch_sum_partials<Dev<T>>(plan.partials, geo.blocks, count, outs, stream);
+    launch_sum_partials<Dev<T>>(plan.partials, geo.blocks, count, outs,
+                                SumLayout{x.cols, 2, geo.group, V}, stream);
   }
 }
 

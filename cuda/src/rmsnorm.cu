@@ -55,7 +55,7 @@ __global__ void __launch_bounds__(kMaxThreads)
 }
 
 template <class D, int V>
-__global__ void __launch_bounds__(kMaxThreads)
+__global__ void __launch_bounds__(kMaxThreads, 1)
     backward_kernel(DevRows<const D> x, DevRows<const D> dy, DevRows<D> dx, DevPtr<const D> gamma,
                     int heads, DevPtr<const AccT<D>> rstd, DevPtr<AccT<D>> partials,
                     bool shared_sums) {
@@ -86,17 +86,17 @@ __global__ void __launch_bounds__(kMaxThreads)
       }
       const A mean = group_sum(proj, scratch) / A(w);
       DevPtr<D> dxr = dx.data + i * dx.stride + h * w;
-      DevPtr<A> sums = partials ? dgamma.sums + h * w : nullptr;
       for (i64 j = first_col<V>(); j < w; j += col_step<V>()) {
         A v[V], d[V], g[V], out[V];
         load<V>(xr, j, w, v);
         load<V>(dyr, j, w, d);
         load_or<V>(gr, j, w, A(1), g);
+        const Run run = owned_run<V>(w, h, j);
 #pragma unroll
         for (int k = 0; k < V; ++k) {
           const A x_hat = v[k] * r;
           out[k] = r * (d[k] * g[k] - x_hat * mean);
-          if (sums && j + k < w) add_to(sums, j + k, d[k] * x_hat);
+          if (partials && j + k < w) add_to(dgamma.sums, run(k), d[k] * x_hat);
         }
         store<V>(dxr, j, w, out);
       }
@@ -158,7 +158,8 @@ void backward(const Params<T>& p, const Config& c, const Cache<T>& cache, Rows<c
   if (g.dgamma) {
     Outputs<Dev<T>> outs;
     outs.add(dev(g.dgamma), 0, x.cols);
-    launch_sum_partials<Dev<T>>(plan.partials, geo.blocks, x.cols, outs, stream);
+    launch_sum_partials<Dev<T>>(plan.partials, geo.blocks, x.cols, outs,
+                                SumLayout{w, c.heads, geo.group, V}, stream);
   }
 }
 

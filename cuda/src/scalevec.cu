@@ -56,7 +56,7 @@ __global__ void __launch_bounds__(kMaxThreads)
 // the row loop is an existing row. Each thread zeroes, adds into and copies
 // out only the sums of its own columns (partials.cuh): no barrier needed.
 template <class D, int V>
-__global__ void __launch_bounds__(kMaxThreads)
+__global__ void __launch_bounds__(kMaxThreads, 1)
     scale_columns_backward_kernel(DevRows<const D> z, DevRows<const D> dy, DevRows<D> dz,
                                   DevPtr<const D> a, DevPtr<AccT<D>> partials, bool shared_sums) {
   using A = AccT<D>;
@@ -84,9 +84,10 @@ __global__ void __launch_bounds__(kMaxThreads)
       if (partials) {
         A v[V];
         load<V>(zr, j, w, v);
+        const Run run = owned_run<V>(w, 0, j);
 #pragma unroll
         for (int k = 0; k < V; ++k)
-          if (j + k < w) add_to(da.sums, j + k, d[k] * v[k]);
+          if (j + k < w) add_to(da.sums, run(k), d[k] * v[k]);
       }
     }
   }
@@ -141,7 +142,8 @@ void scale_columns_backward(Rows<const T> z, Rows<const T> dy, Rows<T> dz, const
   if (da) {
     Outputs<Dev<T>> outs;
     outs.add(dev(da), 0, w);
-    launch_sum_partials<Dev<T>>(plan.partials, geo.blocks, w, outs, stream);
+    launch_sum_partials<Dev<T>>(plan.partials, geo.blocks, w, outs, SumLayout{w, 1, geo.group, V},
+                                stream);
   }
 }
 

@@ -130,7 +130,7 @@ __global__ void __launch_bounds__(kMaxThreads)
 
 // Partial row layout: [dbeta: D][dgamma: D][dalpha: D (vector) | 1 (scalar) | 0].
 template <class D, int V, bool kAda>
-__global__ void __launch_bounds__(kMaxThreads)
+__global__ void __launch_bounds__(kMaxThreads, 1)
     backward_kernel(Net<D> n, DevRows<const D> x, DevRows<const D> dy, DevRows<D> dx,
                     DevRows<D> dgamma_c, DevRows<D> deta_c, DevPtr<const AccT<D>> rstd,
                     DevPtr<const AccT<D>> z, DevPtr<AccT<D>> partials, bool shared_sums) {
@@ -200,6 +200,7 @@ __global__ void __launch_bounds__(kMaxThreads)
           load_or<V>(n.gamma ? n.gamma + h * w : nullptr, j, w, A(0), g);
         }
         A dgc[V] = {}, dec[V] = {};
+        const Run run = owned_run<V>(w, h, j);  // the sums of columns h w + j + k
 #pragma unroll
         for (int k = 0; k < V; ++k) {
           const A x_hat = v[k] * r;
@@ -212,11 +213,10 @@ __global__ void __launch_bounds__(kMaxThreads)
           const A q = dyk * x_hat;
           out[k] = dz * b[k] + r * (dyk * (a[k] * s + g[k]) - x_hat * mean);
           if (j + k < w) {
-            const i64 c = h * w + j + k;
-            add_to(acc.sums, c, dz * v[k]);  // dbeta
-            add_to(acc.sums, cols + c, q);   // dgamma
+            add_to(acc.sums, run(k), dz * v[k]);  // dbeta
+            add_to(acc.sums, cols + run(k), q);   // dgamma
             if (alpha_vector)
-              add_to(acc.sums, 2 * cols + c, s * q);
+              add_to(acc.sums, 2 * cols + run(k), s * q);
             else
               dalpha_scalar += s * q;  // unused unless alpha is a scalar
           }
@@ -366,7 +366,8 @@ void run_backward(const char* where, const Params<T>& p, const Config& c, const 
   outs.add(dev(g.dbeta), 0, x.cols);
   outs.add(kAda ? nullptr : dev(g.dgamma), x.cols, x.cols);
   if (c.alpha != AlphaForm::none) outs.add(dev(g.dalpha), 2 * x.cols, alpha_vector ? x.cols : 1);
-  launch_sum_partials<Dev<T>>(plan.partials, geo.blocks, count, outs, stream);
+  launch_sum_partials<Dev<T>>(plan.partials, geo.blocks, count, outs,
+                              SumLayout{w, (alpha_vector ? 3 : 2) * c.heads, geo.group, V}, stream);
 }
 
 }  // namespace

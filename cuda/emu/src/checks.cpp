@@ -106,6 +106,7 @@ struct State {
   std::uint32_t launch = 0, block_serial = 0, block_linear = 0, epoch = 0;
   std::vector<std::vector<unsigned>> collectives;  // per warp: the masks, in order
   bool running = false;
+  bool sampled = false;  // the launch runs some of its blocks only: no initcheck
 };
 
 State& state() {
@@ -365,9 +366,10 @@ void restore_written(const std::vector<memory::Span>& spans,
 }
 
 void begin_launch(const char* kernel, dim3 grid, dim3 block, void* dynamic_lo,
-                  std::size_t dynamic_bytes) {
+                  std::size_t dynamic_bytes, bool sampled) {
   State& s = state();
   s.kernel = kernel;
+  s.sampled = sampled;
   s.grid = grid;
   s.block = block;
   ++s.launch;
@@ -450,8 +452,9 @@ void access(const void* pv, std::size_t n, std::size_t align, Access kind,
   }
   const std::uint16_t thread =
       static_cast<std::uint16_t>(threadIdx.x + s.block.x * (threadIdx.y + s.block.y * threadIdx.z));
+  if (o.traffic) traffic::access(p, n, r != nullptr, kind != Access::load, thread, where);
   // initcheck (the written flags are kept even when it is off)
-  const bool init = o.initcheck;
+  const bool init = o.initcheck && !s.sampled;
   if (a) {
     const std::size_t at = static_cast<std::size_t>(p - a->data);
     if (a->unwritten > 0) {

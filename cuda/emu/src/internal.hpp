@@ -41,13 +41,27 @@ void freed(const void* data);
 void written(const void* p, std::size_t bytes);
 // scheduler.cpp: each schedule of a launch, each block, each barrier passed,
 // each warp collective completed (the lanes of `mask` are ordered with one another).
+// A sampled launch (Options::sample_blocks) runs without initcheck.
 void begin_launch(const char* kernel, dim3 grid, dim3 block, void* dynamic_lo,
-                  std::size_t dynamic_bytes);
+                  std::size_t dynamic_bytes, bool sampled);
 void begin_block(std::uint32_t block_linear, unsigned threads);
 void end_block();
 void barrier();
 void warp_collective(unsigned warp, unsigned mask);
 }  // namespace checks
+
+// traffic.cpp: the memory-traffic counters (scaleref/emu/traffic.hpp), fed by
+// the scheduler (launches and blocks, the first schedule only) and by
+// checks.cpp's access() (every kernel load and store, after its checks).
+namespace traffic {
+void begin_launch(const char* kernel, dim3 grid, dim3 block, std::size_t shared_bytes,
+                  std::uint64_t blocks, std::uint64_t blocks_run);
+void begin_block(unsigned threads);
+void end_block();
+void end_launch();
+void access(const void* p, std::size_t n, bool shared, bool store, std::uint32_t thread,
+            const std::source_location& where);
+}  // namespace traffic
 
 // memory.cpp: cudaMalloc and cudaFree (with their checks) and the bytes in use.
 cudaError_t allocate(void** ptr, std::size_t bytes);

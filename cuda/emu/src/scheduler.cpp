@@ -721,6 +721,7 @@ void run(const Launch& l) {
   memory::arm_dynamic_shared(l.shared_bytes);
   const dim3 g = l.grid;
   const unsigned long long blocks = 1ull * g.x * g.y * g.z;
+  const bool sampled = o.sample_blocks > 0 && blocks > o.sample_blocks;
   std::string error;
   std::uint64_t salt = g_stats.launches * 0x9e3779b97f4a7c15ull;
   ++g_stats.launches;
@@ -729,6 +730,10 @@ void run(const Launch& l) {
     if (si > 0) before.restore();
     std::vector<unsigned long long> order(blocks);
     std::iota(order.begin(), order.end(), 0ull);
+    if (sampled)
+      for (unsigned long long k = 0; k < o.sample_blocks; ++k)
+        order[k] = k * blocks / o.sample_blocks;
+    if (sampled) order.resize(o.sample_blocks);
     if (s.kind == Schedule::reversed) std::reverse(order.begin(), order.end());
     if (s.kind == Schedule::random) {
       std::mt19937_64 rng(s.seed ^ salt);
@@ -736,7 +741,9 @@ void run(const Launch& l) {
     }
     gridDim = g;
     blockDim = l.block;
-    checks::begin_launch(l.name, g, l.block, dynamic_shared_base(), l.shared_bytes);
+    checks::begin_launch(l.name, g, l.block, dynamic_shared_base(), l.shared_bytes, sampled);
+    const bool count = o.traffic && si == 0;
+    if (count) traffic::begin_launch(l.name, g, l.block, l.shared_bytes, blocks, order.size());
     for (unsigned long long k : order) {
       const uint3 bi{static_cast<unsigned>(k % g.x), static_cast<unsigned>((k / g.x) % g.y),
                      static_cast<unsigned>(k / (1ull * g.x * g.y))};
@@ -745,11 +752,14 @@ void run(const Launch& l) {
       Block block(l, bi, s, salt + k);
       g_block = &block;
       checks::begin_block(static_cast<std::uint32_t>(k), l.block.x * l.block.y * l.block.z);
+      if (count) traffic::begin_block(l.block.x * l.block.y * l.block.z);
       error = block.run();
       checks::end_block();
+      if (count) traffic::end_block();
       g_block = nullptr;
       if (!error.empty()) break;
     }
+    if (count) traffic::end_launch();
     if (!error.empty()) {
       error += " (schedule " + s.name() + ")";
       break;
@@ -759,7 +769,8 @@ void run(const Launch& l) {
         error = std::string("kernel ") + l.name + ": " + p;
         break;
       }
-    if (error.empty()) error = poison_written(l, spans, poisoned_before);
+    // a sampled launch's inputs may be outputs no block wrote (traffic.hpp)
+    if (error.empty() && !sampled) error = poison_written(l, spans, poisoned_before);
     if (!error.empty() || !compare) break;
     if (si == 0) {
       first = Snapshot::of(spans);

@@ -26,6 +26,11 @@ using i64 = std::int64_t;
 // The largest block a row kernel is launched with, and its __launch_bounds__:
 // the compiler then keeps each thread under 64 registers, so a 1024-thread
 // group can launch (cuda/src/seednorm.cu's backward needs 72-80 without it).
+// The backward kernels say (kMaxThreads, 1): one block per SM is all they
+// need, so ptxas may use the 64 registers rather than spill to fit two
+// (it chose 32 and spilled 4-16 bytes in five of them; scripts/cuda_model.py
+// --check spills). Their grids, at most kMaxPartials blocks, fill fewer
+// slots than the registers allow anyway.
 inline constexpr int kMaxThreads = 1024;
 inline constexpr int kUnitsPerThread = 4;    // vector accesses per thread per row, aimed at
 inline constexpr int kForwardThreads = 256;  // threads per block when rows are narrow

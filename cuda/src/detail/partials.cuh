@@ -1,6 +1,6 @@
 // The deterministic second stage of every parameter gradient (internal to
 // cuda/src). A backward kernel's block b owns partial row b of a
-// [blocks, count] array and adds its rows' contributions into it in row
+// [blocks, partial_stride(count)] array and adds its rows' contributions into it in row
 // order; no two blocks touch one entry and nothing is atomic. The second
 // stage adds the partial rows for each column in block order, so the result
 // is the same bits on every run. The accumulator is Acc<T>; the result is
@@ -26,24 +26,89 @@ struct Accumulators {
   bool shared;        // sums lives in shared memory
 };
 
+// A partial row's length in the workspace: `count` rounded up to whole
+// 32-byte sectors, so that every row starts on one (a row of 2 D + 1 sums,
+// DyT's, left each warp's 128-byte access across 5 sectors: the speed model's
+// coalescing of 0.8).
+template <class A>
+__host__ __device__ constexpr i64 partial_stride(i64 count) {
+  constexpr i64 per = 32 / static_cast<i64>(sizeof(A));
+  return (count + per - 1) / per * per;
+}
+
 template <class A>
 __device__ inline Accumulators<A> block_accumulators(DevPtr<A> partials, i64 count,
                                                      DevPtr<A> shared_mem, bool use_shared) {
-  DevPtr<A> mine = partials + i64(blockIdx.x) * count;
+  DevPtr<A> mine = partials + i64(blockIdx.x) * partial_stride<A>(count);
   return {use_shared ? shared_mem : mine, mine, use_shared};
 }
 
 // The sums are `segments` consecutive segments of `width` entries (a
 // parameter's D columns are `heads` segments of D / heads when a kernel walks
-// a row head by head). In each segment a thread owns the entries
+// a row head by head). In each segment a thread owns the columns
 // first_col<V>() + m col_step<V>() (+ 0 .. V-1), exactly those its row loop
-// visits: it zeroes them, adds into them and copies them out, so a block's
-// threads never touch one another's sums and need no barrier.
+// visits: it zeroes their sums, adds into them and copies them out, so a
+// block's threads never touch one another's sums and need no barrier.
+//
+// Where a column's sum sits (SumLayout): kept at its column, a warp adding
+// its k-th sums would touch words V apart, V-way bank conflicts in shared
+// memory and 1/V of each 32-byte sector in global memory (bf16's V = 8: the
+// speed model counted 8-way conflicts and store coalescing of 0.25-0.42 in
+// every bf16 backward, and Nsight Compute agreed on an H100). So within each
+// chunk of group x V columns (a segment's last chunk may be narrower) the
+// lanes' k-th sums sit side by side: the sum of column base + lane V + k is
+// at base + k lanes + lane. Only where sums sit changes, never the order in
+// which each is added, so the results keep their bits. Entries past the
+// segments (a scalar parameter's) stay at their index.
+struct SumLayout {
+  using kernel_args = void;  // a kernel parameter (kernel.hpp)
+  i64 width = 1;             // entries per segment
+  i64 segments = 0;          // segments laid out so
+  i64 group = 1;             // threads per row (blockDim.x)
+  i64 V = 1;                 // entries per vector access
+
+  // Where the sum of entry c (of the partial row) sits, and back.
+  __host__ __device__ i64 slot(i64 c) const { return map(c, true); }
+  __host__ __device__ i64 column(i64 s) const { return map(s, false); }
+
+ private:
+  __host__ __device__ i64 map(i64 at, bool to_slot) const {
+    if (V == 1 || at >= segments * width) return at;
+    const i64 p = at / width, in = at - p * width, step = group * V;
+    const i64 base = in / step * step, left = width - base < step ? width - base : step;
+    if (left % V != 0) return at;
+    const i64 lanes = left / V, off = in - base;
+    return p * width + base + (to_slot ? off % V * lanes + off / V : off % lanes * V + off / lanes);
+  }
+};
+
+// The slots of one thread's run of V columns j .. j + V - 1 in segment p:
+// slot(k) = at + k lanes, SumLayout::slot without a division in the hot
+// loop (V is a power of two known at compile time). `lane` is threadIdx.x,
+// `group` blockDim.x.
+struct Run {
+  i64 at;
+  int lanes;  // at most blockDim.x
+  __host__ __device__ i64 operator()(int k) const { return at + k * lanes; }
+};
+template <int V>
+__host__ __device__ inline Run owned_run(i64 width, i64 p, i64 j, i64 lane, i64 group) {
+  const i64 base = j - lane * V, left = width - base, chunk = left < group * V ? left : group * V;
+  if (V == 1 || chunk % V != 0) return {p * width + j, 1};
+  return {p * width + base + lane, static_cast<int>(chunk / V)};
+}
+template <int V>
+__device__ inline Run owned_run(i64 width, i64 p, i64 j) {
+  return owned_run<V>(width, p, j, i64(threadIdx.x), i64(blockDim.x));
+}
+
 template <int V, class A>
 __device__ inline void zero_owned(DevPtr<A> sums, i64 width, i64 segments) {
   for (i64 p = 0; p < segments; ++p)
-    for (i64 j = first_col<V>(); j < width; j += col_step<V>())
-      for (int k = 0; k < V && j + k < width; ++k) st(sums + (p * width + j + k), A(0));
+    for (i64 j = first_col<V>(); j < width; j += col_step<V>()) {
+      const Run run = owned_run<V>(width, p, j);
+      for (int k = 0; k < V && j + k < width; ++k) st(sums + run(k), A(0));
+    }
 }
 
 // sums[at] += v: one owning thread's running sum. Under nvcc the compound
@@ -61,11 +126,10 @@ template <int V, class A>
 __device__ inline void copy_owned(const Accumulators<A>& acc, i64 width, i64 segments) {
   if (!acc.shared) return;
   for (i64 p = 0; p < segments; ++p)
-    for (i64 j = first_col<V>(); j < width; j += col_step<V>())
-      for (int k = 0; k < V && j + k < width; ++k) {
-        const i64 at = p * width + j + k;
-        st(acc.partial + at, ld(acc.sums + at));
-      }
+    for (i64 j = first_col<V>(); j < width; j += col_step<V>()) {
+      const Run run = owned_run<V>(width, p, j);
+      for (int k = 0; k < V && j + k < width; ++k) st(acc.partial + run(k), ld(acc.sums + run(k)));
+    }
 }
 
 // Where each gradient sits in a block's partial row: out[k] gets entries
@@ -85,27 +149,79 @@ struct Outputs {
   }
 };
 
-// out[k][c - offset[k]] = sum over blocks b (in order) of partials[b * count + c].
+// out[k][c - offset[k]] = the partials of entry c summed over blocks b, in
+// block order, for the entry c of each output k.
 template <class D>
-__global__ void sum_partials(DevPtr<const AccT<D>> partials, i64 blocks, i64 count,
-                             Outputs<D> outs) {
-  for (i64 c = i64(blockIdx.x) * blockDim.x + threadIdx.x; c < count;
-       c += i64(gridDim.x) * blockDim.x) {
-    for (int k = 0; k < outs.n; ++k) {
-      if (!outs.out[k] || c < outs.offset[k] || c >= outs.offset[k] + outs.length[k]) continue;
-      AccT<D> s = 0;
-      for (i64 b = 0; b < blocks; ++b) s += ld(partials + (b * count + c));
+__device__ inline void emit(const Outputs<D>& outs, i64 c, AccT<D> s) {
+  // k unrolled: indexed at run time, the parameter struct went to a 104-byte
+  // stack frame (ptxas, through scripts/cuda_model.py --check spills)
+#pragma unroll
+  for (int k = 0; k < Outputs<D>::kMax; ++k)
+    if (k < outs.n && outs.out[k] && c >= outs.offset[k] && c < outs.offset[k] + outs.length[k])
       st(outs.out[k] + (c - outs.offset[k]), narrow<D>(s));
-    }
-  }
 }
 
 template <class D>
+__device__ inline AccT<D> block_order_sum(DevPtr<const AccT<D>> partials, i64 blocks, i64 stride,
+                                          i64 at) {
+  AccT<D> s = 0;
+  for (i64 b = 0; b < blocks; ++b) s += ld(partials + (b * stride + at));
+  return s;
+}
+
+// One block of 32 V threads per tile: 32 lanes' V sums of one chunk of a
+// segment (SumLayout), read as V runs of 32 consecutive slots and written
+// as 32 V consecutive entries of the outputs, through shared memory padded
+// to an odd stride (no bank conflict on the way in). Both sides coalesced:
+// with a thread per slot the final writes went V apart (the speed model's
+// store coalescing of 0.12 in bf16). A segment's last chunk may be
+// narrower, or, where its width is not a multiple of V, kept entry by entry
+// (V = 1 there). Then block 0 takes the entries past the segments.
+template <class D>
+__global__ void sum_partials(DevPtr<const AccT<D>> partials, i64 blocks, i64 count, Outputs<D> outs,
+                             SumLayout l) {
+  using A = AccT<D>;
+  SCALEREF_SHARED(A, tile, 32 * 9);  // 32 lanes x (V | 1), V <= 8
+  const i64 stride = partial_stride<A>(count);
+  const i64 step = l.group * l.V, full = l.width / step, rest = l.width - full * step;
+  const i64 per_chunk = (l.group + 31) / 32;
+  const i64 v_last = rest % l.V == 0 ? l.V : 1, lanes_last = rest / v_last;
+  const i64 per_segment = full * per_chunk + (lanes_last + 31) / 32;
+  const i64 x = threadIdx.x % 32, k = threadIdx.x / 32;  // this thread's lane and entry
+  for (i64 id = blockIdx.x; id < l.segments * per_segment; id += gridDim.x) {
+    const i64 p = id / per_segment, in = id - p * per_segment;
+    const i64 chunk = in / per_chunk < full ? in / per_chunk : full;
+    const bool last = chunk == full;
+    const i64 V = last ? v_last : l.V, lanes = last ? lanes_last : l.group, pad = V | 1;
+    const i64 lane0 = 32 * (in - chunk * per_chunk);
+    const i64 base = p * l.width + chunk * step;
+    const i64 valid = lanes - lane0 < 32 ? lanes - lane0 : 32;
+    if (k < V && x < valid)
+      st(tile + (x * pad + k),
+         block_order_sum<D>(partials, blocks, stride, base + k * lanes + lane0 + x));
+    __syncthreads();
+    const i64 t = threadIdx.x;
+    if (t < valid * V) emit(outs, base + lane0 * V + t, ld(tile + (t / V * pad + t % V)));
+    __syncthreads();  // the tile is rewritten for the next one only after every read
+  }
+  if (blockIdx.x == 0)
+    for (i64 at = l.segments * l.width + threadIdx.x; at < count; at += blockDim.x)
+      emit(outs, at, block_order_sum<D>(partials, blocks, stride, at));
+}
+
+// `layout`: where the backward kernel kept its sums (its width, segments,
+// group and V).
+template <class D>
 void launch_sum_partials(const AccT<D>* partials, i64 blocks, i64 count, const Outputs<D>& outs,
-                         cudaStream_t stream) {
-  const i64 grid = std::min({(count + 255) / 256, kMaxBlocks, grid_limit("cuda::sum_partials")});
-  launch<sum_partials<D>>(static_cast<unsigned>(grid), 256, 0, stream, partials, blocks, count,
-                          outs);
+                         const SumLayout& layout, cudaStream_t stream) {
+  const i64 step = layout.group * layout.V, full = layout.width / step;
+  const i64 rest = layout.width - full * step;
+  const i64 lanes_last = rest % layout.V == 0 ? rest / layout.V : rest;
+  const i64 tiles = layout.segments * (full * ((layout.group + 31) / 32) + (lanes_last + 31) / 32);
+  const i64 grid =
+      std::min({std::max<i64>(tiles, 1), kMaxBlocks, grid_limit("cuda::sum_partials")});
+  launch<sum_partials<D>>(static_cast<unsigned>(grid), static_cast<unsigned>(32 * layout.V), 0,
+                          stream, partials, blocks, count, outs, layout);
   check_launch("cuda::sum_partials");
 }
 
@@ -139,7 +255,8 @@ template <class A>
 PartialPlan<A> plan_partials(const char* where, Workspace& ws, i64 blocks, i64 count,
                              i64 shared_count, std::size_t extra_smem = 0) {
   PartialPlan<A> plan;
-  plan.partials = static_cast<A*>(ws.get(static_cast<std::size_t>(blocks * count) * sizeof(A)));
+  plan.partials = static_cast<A*>(
+      ws.get(static_cast<std::size_t>(blocks * partial_stride<A>(count)) * sizeof(A)));
   const std::size_t sums = static_cast<std::size_t>(shared_count) * sizeof(A);
   plan.shared = sums_in_shared(sums, extra_smem, opt_in_shared_bytes(where));
   plan.smem = (plan.shared ? sums : 0) + extra_smem;

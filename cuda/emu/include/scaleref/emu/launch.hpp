@@ -67,6 +67,12 @@ struct Options {
   bool memcheck = true;
   bool initcheck = true;
   bool racecheck = false;
+  // The memory-traffic counters (scaleref/emu/traffic.hpp): off by default.
+  bool traffic = false;
+  // Run at most this many blocks of a launch, evenly spaced (0: all), for
+  // the speed model only: the other blocks' outputs are never written, and
+  // initcheck is off for a sampled launch (traffic.hpp).
+  unsigned sample_blocks = 0;
 };
 
 // The process's options: read from the environment at first use

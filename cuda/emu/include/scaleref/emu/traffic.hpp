@@ -1,0 +1,85 @@
+// The emulator's memory-traffic counters (issue 34's speed model): what each
+// launch asks of the memory system, counted at every kernel access
+// (access.hpp's ld and st), the way an SM's load/store unit sees it.
+//
+// Requests. A warp issues one request per source site and occurrence: the
+// n-th time each of its lanes executes one ld or st (file, line, column)
+// since the block began, its lanes' accesses form one request, as the n-th
+// dynamic instance of one instruction does on the GPU. (Fibers run a lane at
+// a time; the occurrence count pairs the lanes up again. Lanes that skip an
+// instance, at a ragged tail, join the next one: a request may then hold
+// accesses a GPU would issue apart.)
+//
+// Global memory: the 32-byte sectors a request touches, against the fewest
+// that could hold its distinct bytes (ceil(bytes / 32)): their ratio is the
+// coalescing efficiency.
+//
+// Shared memory: 32 banks of 4 bytes. A request's wavefronts are the most
+// distinct 4-byte words it touches in any one bank, and at least its
+// distinct bytes / 128 (a 16-byte access per lane moves 512 bytes: 4
+// wavefronts with no conflict); its conflict degree is wavefronts over that
+// least number. Lanes reading the same word are one access (a broadcast).
+//
+// DRAM (the cache model). A sector's first touch in a launch is read from
+// DRAM (reads) and every sector written is written back once (writes); a
+// sector read again by the same block is a re-read whose reuse distance is
+// kept in a histogram, so that the model (scripts/cuda_model.py) can count it
+// again when the blocks resident at once would have pushed it out of L2. The
+// distance is measured in the block's time, a thread's bytes accessed times
+// the block's threads (the threads of a block advance together, as a warp's
+// lanes do): the other lanes of one request re-read at distance 0, and a
+// second pass over a row at the row's bytes, though the emulator runs a
+// thread at a time. A sector another block touched first is an L2 hit. Not
+// modelled: L1 (each re-read is an L2 access), the L2's associativity, its
+// write policy for partial sectors, DRAM pages, blocks that run unevenly.
+//
+// Sampling: with Options::sample_blocks = N, a launch of more than N blocks
+// runs only N of them, evenly spaced (block k * blocks / N), and its counts
+// are scaled by blocks / N. The others never run: their outputs are not
+// written, so sampling is for the model only (initcheck is off while it is
+// on; values read are whatever the buffers held).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace scaleref::emu {
+
+// One source site's accesses of one kind (load or store, global or shared)
+// in one launch, over the blocks that ran.
+struct SiteTraffic {
+  std::string site;  // "file:line"
+  bool shared = false, store = false;
+  std::uint64_t requests = 0;
+  std::uint64_t bytes = 0;  // distinct bytes asked, summed over requests
+  // global
+  std::uint64_t sectors = 0, min_sectors = 0;
+  // shared
+  std::uint64_t wavefronts = 0, min_wavefronts = 0;
+  double worst_degree = 0;  // the largest wavefronts / least of one request
+};
+
+// Re-reads by one block of a sector it touched before, by reuse distance:
+// bucket k holds those with distance in [2^k, 2^(k+1)) bytes (bucket 0: < 2).
+inline constexpr int kReuseBuckets = 48;
+
+struct LaunchTraffic {
+  std::string kernel;
+  unsigned grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
+  std::size_t shared_bytes = 0;  // dynamic
+  std::uint64_t blocks = 0, blocks_run = 0;
+  std::vector<SiteTraffic> sites;                     // unscaled: the blocks that ran
+  std::uint64_t first_read_sectors = 0;               // distinct sectors read first in the launch
+  std::uint64_t written_sectors = 0;                  // distinct sectors written
+  std::array<std::uint64_t, kReuseBuckets> reread{};  // sectors re-read, by reuse distance
+  std::uint64_t block_bytes = 0;  // bytes of global memory the blocks that ran accessed
+
+  double scale() const { return blocks_run ? double(blocks) / double(blocks_run) : 0.0; }
+};
+
+// The launches since the last take_traffic(), in order (Options::traffic on).
+std::vector<LaunchTraffic> take_traffic();
+
+}  // namespace scaleref::emu

@@ -1,0 +1,285 @@
+// The emulator's memory-traffic counters (scaleref/emu/traffic.hpp), the
+// speed model's eyes: each planted slow kernel must show up in the figure
+// that names its fault, and its fixed twin must not. Expected counts are
+// derived by hand in each test's comment, from the access pattern alone.
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <scaleref/cuda/kernel.hpp>
+#include <scaleref/emu/launch.hpp>
+#include <scaleref/emu/traffic.hpp>
+#include <vector>
+
+#include "detail/partials.cuh"
+
+namespace {
+
+using scaleref::cuda::DevPtr;
+using scaleref::cuda::launch;
+using scaleref::cuda::ld;
+using scaleref::cuda::st;
+namespace emu = scaleref::emu;
+
+// Traffic counting on for one test (in-order schedule only), restored after.
+class Counting {
+ public:
+  explicit Counting(unsigned sample = 0) : saved_(emu::options()) {
+    emu::options().traffic = true;
+    emu::options().sample_blocks = sample;
+    emu::options().schedules = {emu::Schedule{}};
+    emu::take_traffic();
+  }
+  ~Counting() { emu::options() = saved_; }
+
+ private:
+  emu::Options saved_;
+};
+
+template <class T>
+struct Device {
+  T* p = nullptr;
+  explicit Device(std::size_t n, T fill = T(1)) {
+    EXPECT_EQ(cudaMalloc(&p, n * sizeof(T)), cudaSuccess);
+    std::vector<T> h(n, fill);
+    EXPECT_EQ(cudaMemcpy(p, h.data(), n * sizeof(T), cudaMemcpyHostToDevice), cudaSuccess);
+  }
+  ~Device() { cudaFree(p); }
+};
+
+struct Totals {
+  std::uint64_t requests = 0, sectors = 0, min_sectors = 0, wavefronts = 0, min_wavefronts = 0;
+  double worst_degree = 0;
+};
+
+Totals totals(const emu::LaunchTraffic& t, bool shared, bool store) {
+  Totals s;
+  for (const emu::SiteTraffic& x : t.sites)
+    if (x.shared == shared && x.store == store) {
+      s.requests += x.requests;
+      s.sectors += x.sectors;
+      s.min_sectors += x.min_sectors;
+      s.wavefronts += x.wavefronts;
+      s.min_wavefronts += x.min_wavefronts;
+      s.worst_degree = std::max(s.worst_degree, x.worst_degree);
+    }
+  return s;
+}
+
+emu::LaunchTraffic only_launch() {
+  std::vector<emu::LaunchTraffic> t = emu::take_traffic();
+  EXPECT_EQ(t.size(), 1u);
+  return t.empty() ? emu::LaunchTraffic{} : t.front();
+}
+
+// out[r][c] = in[r][c] (row-major, coalesced) or in[c][r] (a transposed read).
+__global__ void copy_rows(DevPtr<const float> in, DevPtr<float> out, int n, bool transposed) {
+  const int r = blockIdx.x, c = threadIdx.x;
+  st(out + (r * n + c), ld(in + (transposed ? c * n + r : r * n + c)));
+}
+
+// A transposed read: each lane reads a float 4n bytes from its neighbour's,
+// so each 128-byte warp request touches 32 sectors instead of 4.
+TEST(EmuTraffic, ATransposedReadUsesAnEighthOfEachSector) {
+  constexpr int n = 64;
+  Device<float> in(n * n), out(n * n);
+  Counting on;
+  for (bool transposed : {false, true}) {
+    launch<copy_rows>(n, n, 0, nullptr, in.p, out.p, n, transposed);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    const emu::LaunchTraffic t = only_launch();
+    const Totals load = totals(t, false, false), store = totals(t, false, true);
+    // n blocks x 2 warps, one load and one store each
+    EXPECT_EQ(load.requests, 2u * n);
+    EXPECT_EQ(store.requests, 2u * n);
+    EXPECT_EQ(load.min_sectors, 2u * n * 4);  // 32 floats = 4 sectors per request
+    EXPECT_EQ(load.sectors, transposed ? 2u * n * 32 : 2u * n * 4) << transposed;
+    EXPECT_EQ(store.sectors, store.min_sectors);
+    // DRAM under the cache model: every input sector read once per launch
+    // (the transposed pattern re-touches sectors other blocks touched first:
+    // L2 hits), every output sector written once
+    EXPECT_EQ(t.first_read_sectors, n * n * 4u / 32u);
+    EXPECT_EQ(t.written_sectors, n * n * 4u / 32u);
+  }
+}
+
+// Shared memory: a warp stores s[lane * stride] (4-byte words); the bank is
+// (lane * stride) mod 32, so stride 32 puts all 32 lanes in bank 0 (32
+// wavefronts), stride 8 makes 8-way conflicts, stride 33 (the padded
+// layout) none.
+__global__ void strided_shared(DevPtr<float> out, int stride) {
+  SCALEREF_SHARED(float, s, 32 * 33);
+  const int lane = threadIdx.x;
+  st(s + lane * stride, float(lane));
+  __syncthreads();
+  st(out + lane, ld(s + lane * stride));
+}
+
+TEST(EmuTraffic, BankConflictsAreTheMostWordsInOneBank) {
+  Device<float> out(32);
+  Counting on;
+  for (const auto& [stride, degree] : {std::pair{1, 1}, {33, 1}, {8, 8}, {32, 32}, {2, 2}}) {
+    launch<strided_shared>(1, 32, 0, nullptr, out.p, stride);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    const emu::LaunchTraffic t = only_launch();
+    for (bool store : {false, true}) {
+      const Totals s = totals(t, true, store);
+      EXPECT_EQ(s.requests, 1u);
+      EXPECT_EQ(s.min_wavefronts, 1u);
+      EXPECT_EQ(s.wavefronts, static_cast<unsigned>(degree)) << "stride " << stride;
+      EXPECT_EQ(s.worst_degree, degree) << "stride " << stride;
+    }
+  }
+}
+
+// 16-byte accesses per lane: 512 bytes a request, 4 wavefronts at least.
+// Lane-consecutive float4s: no conflict. The bf16 partial-sum pattern of a
+// row kernel (each lane owning 8 consecutive fp32 sums, k = 0..7 one at a
+// time): lanes 32 bytes apart, 8-way.
+struct alignas(16) Float4 {
+  float v[4];
+};
+
+__global__ void vector_shared(DevPtr<float> out, bool owned_runs) {
+  SCALEREF_SHARED(float, s, 32 * 8);
+  const int lane = threadIdx.x;
+  if (owned_runs) {
+    for (int k = 0; k < 8; ++k) st(s + (lane * 8 + k), float(k));
+  } else {
+    DevPtr<Float4> v = scaleref::cuda::ptr_cast<Float4*>(s);
+    st(v + lane, Float4{{1, 2, 3, 4}});
+    st(v + (32 + lane), Float4{{1, 2, 3, 4}});
+  }
+  __syncthreads();
+  st(out + lane, ld(s + lane));
+}
+
+TEST(EmuTraffic, VectorAccessesAndOwnedRuns) {
+  Device<float> out(32);
+  Counting on;
+  launch<vector_shared>(1, 32, 0, nullptr, out.p, false);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  Totals s = totals(only_launch(), true, true);
+  EXPECT_EQ(s.requests, 2u);
+  EXPECT_EQ(s.min_wavefronts, 8u);  // 2 x 512 bytes / 128
+  EXPECT_EQ(s.wavefronts, 8u);
+  launch<vector_shared>(1, 32, 0, nullptr, out.p, true);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  s = totals(only_launch(), true, true);
+  EXPECT_EQ(s.requests, 8u);        // k = 0..7
+  EXPECT_EQ(s.min_wavefronts, 8u);  // each 128 bytes
+  EXPECT_EQ(s.wavefronts, 64u);     // lanes 8 words apart: 4 banks, 8 words each
+  EXPECT_EQ(s.worst_degree, 8);
+}
+
+// Two passes over a row: the second re-reads each sector after the block
+// has touched the whole row, so its reuse distance is the row's bytes; a
+// one-pass kernel keeps the row in registers and re-reads nothing.
+__global__ void two_pass(DevPtr<const float> x, DevPtr<float> y, int n, bool twice) {
+  float sum = 0;
+  for (int c = threadIdx.x; c < n; c += blockDim.x) sum += ld(x + (blockIdx.x * n + c));
+  if (twice)
+    for (int c = threadIdx.x; c < n; c += blockDim.x)
+      st(y + (blockIdx.x * n + c), ld(x + (blockIdx.x * n + c)) * sum);
+  else
+    st(y + (blockIdx.x * n + threadIdx.x), sum);
+}
+
+TEST(EmuTraffic, ASecondPassIsAReReadAtTheRowsDistance) {
+  constexpr int rows = 4, n = 4096;
+  Device<float> x(rows * n), y(rows * n);
+  Counting on;
+  launch<two_pass>(rows, 256, 0, nullptr, x.p, y.p, n, true);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  emu::LaunchTraffic t = only_launch();
+  EXPECT_EQ(t.first_read_sectors, rows * n * 4u / 32u);
+  // Each block re-reads its row's n * 4 / 32 = 512 sectors at a distance of
+  // the row's 16 KiB (bucket 14: the block's 256 threads at 64 bytes each).
+  std::uint64_t far = 0, all = 0;
+  for (int k = 0; k < emu::kReuseBuckets; ++k) {
+    all += t.reread[k];
+    if (k >= 14) far += t.reread[k];
+  }
+  EXPECT_EQ(far, rows * 512u);
+  // the others: in each pass, the 7 more lanes of a request that share each
+  // sector, at distance 0
+  EXPECT_EQ(t.reread[0], all - far);
+  EXPECT_EQ(all - far, 2u * rows * n * 7u / 8u);
+  launch<two_pass>(rows, 256, 0, nullptr, x.p, y.p, n, false);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  t = only_launch();
+  far = 0;
+  for (int k = 14; k < emu::kReuseBuckets; ++k) far += t.reread[k];
+  EXPECT_EQ(far, 0u);
+}
+
+// Sampling: 1024 blocks, 16 of them run; the counts are those of the 16 and
+// scale() says by how much to multiply them.
+TEST(EmuTraffic, SamplingRunsEvenlySpacedBlocksAndScales) {
+  constexpr int n = 32, rows = 1024;
+  Device<float> in(rows * n), out(rows * n, 0.0f);
+  Counting on(16);
+  launch<copy_rows>(rows, n, 0, nullptr, in.p, out.p, n, false);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  const emu::LaunchTraffic t = only_launch();
+  EXPECT_EQ(t.blocks, 1024u);
+  EXPECT_EQ(t.blocks_run, 16u);
+  EXPECT_EQ(t.scale(), 64.0);
+  EXPECT_EQ(totals(t, false, false).requests, 16u);
+  std::vector<float> h(rows * n);
+  ASSERT_EQ(cudaMemcpy(h.data(), out.p, h.size() * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_EQ(h[64 * n], 1.0f);  // block 64 = 1 * 1024 / 16 ran
+  EXPECT_EQ(h[1 * n], 0.0f);   // block 1 did not
+}
+
+// The kernels' own spelling of the layout (owned_run, no division) gives
+// SumLayout::slot for every lane's every run.
+template <int V>
+void expect_runs_match(std::int64_t width, std::int64_t segments, std::int64_t group) {
+  const scaleref::cuda::detail::SumLayout l{width, segments, group, V};
+  for (std::int64_t p = 0; p < segments; ++p)
+    for (std::int64_t lane = 0; lane < group; ++lane)
+      for (std::int64_t j = lane * V; j < width; j += group * V) {
+        const auto run = scaleref::cuda::detail::owned_run<V>(width, p, j, lane, group);
+        for (int k = 0; k < V && j + k < width; ++k)
+          ASSERT_EQ(run(k), l.slot(p * width + j + k))
+              << "V " << V << " width " << width << " lane " << lane << " j " << j;
+      }
+}
+
+// The backward kernels' sum layout (partials.cuh): slot and column are
+// inverse bijections of every partial row, for every width, segment count,
+// group and vector width a launch can have, including a narrower last chunk
+// and entries past the segments; and each warp's k-th sums are side by side.
+TEST(EmuTraffic, SumLayoutIsABijectionThatPutsEachWarpsSumsSideBySide) {
+  using scaleref::cuda::detail::SumLayout;
+  for (std::int64_t V : {1, 2, 4, 8})
+    for (std::int64_t group : {32, 64, 256})
+      for (std::int64_t width : {V, 8 * V, 32 * V, 40 * V, 300 * V, std::int64_t{257}})
+        for (std::int64_t segments : {1, 3}) {
+          const SumLayout l{width, segments, group, V};
+          if (V == 1) expect_runs_match<1>(width, segments, group);
+          if (V == 2) expect_runs_match<2>(width, segments, group);
+          if (V == 4) expect_runs_match<4>(width, segments, group);
+          if (V == 8) expect_runs_match<8>(width, segments, group);
+          const std::int64_t count = segments * width + 1;  // and one scalar entry
+          std::vector<int> hit(static_cast<std::size_t>(count), 0);
+          for (std::int64_t c = 0; c < count; ++c) {
+            const std::int64_t s = l.slot(c);
+            ASSERT_GE(s, 0);
+            ASSERT_LT(s, count);
+            ++hit[static_cast<std::size_t>(s)];
+            ASSERT_EQ(l.column(s), c) << "V " << V << " group " << group << " width " << width;
+          }
+          EXPECT_EQ(std::count(hit.begin(), hit.end(), 1), count);
+          if (width % V != 0 || V == 1) continue;
+          // lanes 0..31 of a full chunk, entry k: 32 consecutive slots
+          if (width < group * V) continue;
+          for (std::int64_t k = 0; k < V; ++k)
+            for (std::int64_t lane = 1; lane < 32; ++lane)
+              EXPECT_EQ(l.slot(lane * V + k), l.slot(k) + lane);
+        }
+}
+
+}  // namespace
