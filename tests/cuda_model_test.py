@@ -36,7 +36,7 @@ def launch(blocks=512, threads=128, reread=None, first=1 << 20, written=0, sites
             "block": [threads, 1, 1], "dynamic_shared_bytes": 0, "blocks": blocks,
             "blocks_run": blocks, "scale": 1.0, "first_read_sectors": first,
             "written_sectors": written, "reread_by_log2_distance": hist,
-            "global_bytes_accessed": 0, "sites": list(sites)}
+            "sites": list(sites)}
 
 
 def case_of(l, rows=4096, cols=4096, min_bytes=None, res=None):

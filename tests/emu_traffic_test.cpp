@@ -248,8 +248,8 @@ void expect_runs_match(std::int64_t width, std::int64_t segments, std::int64_t g
       }
 }
 
-// The backward kernels' sum layout (partials.cuh): slot and column are
-// inverse bijections of every partial row, for every width, segment count,
+// The backward kernels' sum layout (partials.cuh): slot is a bijection of
+// every partial row, for every width, segment count,
 // group and vector width a launch can have, including a narrower last chunk
 // and entries past the segments; and each warp's k-th sums are side by side.
 TEST(EmuTraffic, SumLayoutIsABijectionThatPutsEachWarpsSumsSideBySide) {
@@ -270,7 +270,6 @@ TEST(EmuTraffic, SumLayoutIsABijectionThatPutsEachWarpsSumsSideBySide) {
             ASSERT_GE(s, 0);
             ASSERT_LT(s, count);
             ++hit[static_cast<std::size_t>(s)];
-            ASSERT_EQ(l.column(s), c) << "V " << V << " group " << group << " width " << width;
           }
           EXPECT_EQ(std::count(hit.begin(), hit.end(), 1), count);
           if (width % V != 0 || V == 1) continue;

@@ -151,7 +151,6 @@ json launch_json(const scaleref::emu::LaunchTraffic& t) {
           {"first_read_sectors", t.first_read_sectors},
           {"written_sectors", t.written_sectors},
           {"reread_by_log2_distance", t.reread},
-          {"global_bytes_accessed", t.block_bytes},
           {"sites", sites}};
 }
 

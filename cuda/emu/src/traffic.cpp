@@ -160,7 +160,6 @@ void end_block() {
   State& s = state();
   for (auto& [key, pieces] : s.requests) close_request(s, key, pieces);
   s.requests.clear();
-  for (std::uint64_t p : s.progress) s.cur.block_bytes += p;
 }
 
 void end_launch() {

@@ -67,18 +67,17 @@ struct SumLayout {
   i64 group = 1;             // threads per row (blockDim.x)
   i64 V = 1;                 // entries per vector access
 
-  // Where the sum of entry c (of the partial row) sits, and back.
-  __host__ __device__ i64 slot(i64 c) const { return map(c, true); }
-  __host__ __device__ i64 column(i64 s) const { return map(s, false); }
-
- private:
-  __host__ __device__ i64 map(i64 at, bool to_slot) const {
-    if (V == 1 || at >= segments * width) return at;
-    const i64 p = at / width, in = at - p * width, step = group * V;
+  // Where the sum of entry c of the partial row sits: the layout's
+  // definition. owned_run (the kernels) follows it, which
+  // tests/emu_traffic_test.cpp checks; sum_partials's tiles undo it, which
+  // every parameter gradient cuda_check compares checks.
+  __host__ __device__ i64 slot(i64 c) const {
+    if (V == 1 || c >= segments * width) return c;
+    const i64 p = c / width, in = c - p * width, step = group * V;
     const i64 base = in / step * step, left = width - base < step ? width - base : step;
-    if (left % V != 0) return at;
-    const i64 lanes = left / V, off = in - base;
-    return p * width + base + (to_slot ? off % V * lanes + off / V : off % lanes * V + off / lanes);
+    if (left % V != 0) return c;
+    const i64 off = in - base;
+    return p * width + base + off % V * (left / V) + off / V;
   }
 };
 

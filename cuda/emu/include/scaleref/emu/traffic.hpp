@@ -74,7 +74,6 @@ struct LaunchTraffic {
   std::uint64_t first_read_sectors = 0;               // distinct sectors read first in the launch
   std::uint64_t written_sectors = 0;                  // distinct sectors written
   std::array<std::uint64_t, kReuseBuckets> reread{};  // sectors re-read, by reuse distance
-  std::uint64_t block_bytes = 0;  // bytes of global memory the blocks that ran accessed
 
   double scale() const { return blocks_run ? double(blocks) / double(blocks_run) : 0.0; }
 };
