@@ -25,7 +25,8 @@ the hardware.
               (modelled DRAM bytes at most 1.10 x the minimum, every case),
               fill (a launch has at least min(SMs, rows) blocks: a row kernel
               with fewer leaves SMs idle that its rows could have used; a
-              16-row batch can fill only 16 of 132); `all` for the five
+              16-row batch can fill only 16 of 132; sum_partials's units are
+              its tiles of 512 output bytes); `all` for the five
 
 What it computes, per kernel launch of each case (op x dir x dtype x shape):
 
@@ -104,6 +105,17 @@ def normalized(name):
 CHECKS = ("coalescing", "banks", "spills", "bytes", "fill")
 
 
+def fill_units(case, launch):
+    """The independent pieces of work a launch could spread over the SMs:
+    a row kernel's rows; sum_partials's tiles of 512 bytes of output, the
+    least that 32 lanes read and write coalesced with 16-byte accesses (it
+    adds every partial row of a column, so a column cannot be split across
+    blocks without a third pass)."""
+    if "sum_partials" in launch["kernel"]:
+        return max(1, int(launch["global_store"]["min_sectors"] * 32 // 512)), "column tiles"
+    return case["rows"], "rows"
+
+
 def misses(case, checks):
     """What `case` misses of the criteria in `checks`, one line each."""
     out = []
@@ -114,9 +126,10 @@ def misses(case, checks):
                                    or r.get("stack_frame_bytes")):
             out.append(f"{label}: {l['kernel']}: local memory: {r['spill_stores']} bytes "
                        f"spilled, a {r['stack_frame_bytes']}-byte stack frame")
-        if "fill" in checks and l["blocks"] < min(DEVICE["sms"], case["rows"]):
+        units, what = fill_units(case, l)
+        if "fill" in checks and l["blocks"] < min(DEVICE["sms"], units):
             out.append(f"{label}: {l['kernel']}: {l['blocks']} blocks fill {l['blocks']} of "
-                       f"{DEVICE['sms']} SMs, with {case['rows']} rows to share out")
+                       f"{DEVICE['sms']} SMs, with {units} {what} to share out")
         if l["bound"] != "bandwidth":
             continue
         # the share of the launch's global sectors that carry asked-for bytes

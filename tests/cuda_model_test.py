@@ -102,6 +102,19 @@ def test_a_launch_on_a_quarter_of_the_sms_is_flagged_where_rows_could_fill_them(
     assert not cuda_model.misses(case_of(launch(blocks=16), rows=16), {"fill"})
 
 
+def test_sum_partials_is_judged_by_its_column_tiles_not_the_rows():
+    # 4096 bf16 gradients (8 KiB): 16 tiles of 512 bytes, 32 lanes x 16 bytes
+    def summing(blocks):
+        site = {"site": "partials.cuh:1", "memory": "global", "kind": "store", "requests": 128,
+                "bytes": 128 * 64, "sectors": 128 * 16, "min_sectors": 128 * 2}
+        l = launch(blocks=blocks, threads=256, sites=[site])
+        l["kernel"] = "scaleref::cuda::detail::sum_partials<bf16>"
+        return case_of(l, rows=4096)
+    assert not cuda_model.misses(summing(16), {"fill"})
+    found = cuda_model.misses(summing(8), {"fill"})
+    assert found and "8 blocks fill 8 of 132 SMs, with 16 column tiles" in found[0]
+
+
 PLANTED = r"""
 __global__ void spills(const float* in, float* out, int k) {
   float a[64];

@@ -18,8 +18,11 @@ namespace {
 
 using namespace detail;
 
+// (kMaxThreads, 1): ptxas may use the 64 registers a 1024-thread group
+// leaves; with (kMaxThreads) alone it held the fp64 V = 1 instantiation to 32
+// and spilled 8 bytes (scripts/cuda_resources.py).
 template <class D, int V>
-__global__ void __launch_bounds__(kMaxThreads)
+__global__ void __launch_bounds__(kMaxThreads, 1)
     forward_kernel(DevRows<const D> x, DevRows<D> y, DevPtr<const D> gamma, DevPtr<const D> beta,
                    AccT<D> eps, bool zero_eps, DevPtr<AccT<D>> mean_out, DevPtr<AccT<D>> rstd_out) {
   using A = AccT<D>;

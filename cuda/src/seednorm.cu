@@ -128,9 +128,17 @@ __global__ void __launch_bounds__(kMaxThreads)
   }
 }
 
+// AdaSeeDNorm's backward holds the condition's row and two more gradients
+// besides SeeDNorm's: under the 64 registers a 1024-thread block leaves, its
+// bf16 (V = 8) and fp64 (V = 1) instantiations spilled 96 and 8 bytes
+// (scripts/cuda_resources.py). Its groups stop at 512 threads, which leave 128.
+inline constexpr int kAdaMaxThreads = 512;
+template <bool kAda>
+inline constexpr int kBackwardThreads = kAda ? kAdaMaxThreads : kMaxThreads;
+
 // Partial row layout: [dbeta: D][dgamma: D][dalpha: D (vector) | 1 (scalar) | 0].
 template <class D, int V, bool kAda>
-__global__ void __launch_bounds__(kMaxThreads, 1)
+__global__ void __launch_bounds__(kBackwardThreads<kAda>, 1)
     backward_kernel(Net<D> n, DevRows<const D> x, DevRows<const D> dy, DevRows<D> dx,
                     DevRows<D> dgamma_c, DevRows<D> deta_c, DevPtr<const AccT<D>> rstd,
                     DevPtr<const AccT<D>> z, DevPtr<AccT<D>> partials, bool shared_sums) {
@@ -346,7 +354,7 @@ void run_backward(const char* where, const Params<T>& p, const Config& c, const 
   }
   const i64 w = x.cols / c.heads;
   const int V = width_for(where, p, c, w, ptrs, strides);
-  const Geometry geo = backward_geometry(x.rows, w, V, grid_limit(where));
+  const Geometry geo = backward_geometry(x.rows, w, V, grid_limit(where), kBackwardThreads<kAda>);
   using A = Acc<T>;
   const bool alpha_vector = c.alpha == AlphaForm::vector;
   const i64 count = 2 * x.cols + (alpha_vector ? x.cols : c.alpha == AlphaForm::scalar ? 1 : 0);

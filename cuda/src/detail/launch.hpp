@@ -29,33 +29,40 @@ using i64 = std::int64_t;
 // The backward kernels say (kMaxThreads, 1): one block per SM is all they
 // need, so ptxas may use the 64 registers rather than spill to fit two
 // (it chose 32 and spilled 4-16 bytes in five of them; scripts/cuda_model.py
-// --check spills). Their grids, at most kMaxPartials blocks, fill fewer
-// slots than the registers allow anyway.
+// --check spills); AdaSeeDNorm's say (512, 1) and launch groups of at most
+// 512 threads (cuda/src/seednorm.cu). Their grids, at most kMaxPartials
+// blocks, fill fewer slots than the registers allow anyway.
 inline constexpr int kMaxThreads = 1024;
 inline constexpr int kUnitsPerThread = 4;    // vector accesses per thread per row, aimed at
 inline constexpr int kForwardThreads = 256;  // threads per block when rows are narrow
 inline constexpr i64 kMaxBlocks = 65535;     // forward grids stride beyond this many blocks
-inline constexpr i64 kRowsPerPartial = 8;    // backward: at least this many rows per block,
-inline constexpr i64 kMaxPartials = 1024;    // and at most this many blocks (partial rows)
+inline constexpr i64 kRowsPerPartial = 8;    // backward: this many rows per block (partial
+inline constexpr i64 kMaxPartials = 1024;    // row), at most this many blocks, and at
+inline constexpr i64 kFillBlocks = 132;      // least this many where there are as many
+                                             // rows: one per SM of an H100 or H200 (a
+                                             // constant, not the device's count: the
+                                             // backward's block count must not depend
+                                             // on the device)
 // Shared memory: a launch gets kLaunchSharedBytes (static and dynamic) without
 // opting in; a row kernel declares at most kStaticSharedBytes itself (group_sum's
 // 32 ScratchRow<double>). A backward keeps its per-block gradient sums in shared
-// memory while they fit in kSharedAccumulatorBytes and in what the device lets
-// one block opt in to, else in its global partial row (see sums_in_shared).
-// 104 KiB: SeeDNorm's three D-vectors of fp32 sums up to D = 8192 (48 KiB at
-// the benchmark's D = 4096), and two such blocks still fit in a Hopper SM's
-// 228 KiB. Where the sums live changes the speed, never the bits: each sum is
-// added in the same order either way.
+// memory whenever they fit in what the device lets one block opt in to (227 KiB
+// on Hopper: SeeDNorm's three D-vectors of fp32 sums up to D = 16384), else in
+// its global partial row (see sums_in_shared). No smaller budget: large sums
+// leave room for fewer blocks per SM (one at D = 16384), but sums in global
+// memory are read and written through L2 for every row, which cost 1.5 to 5
+// times the minimum bytes at D = 16384 when the budget was 104 KiB (the
+// speed model, cuda/results/model/before.txt). Where the sums live changes
+// the speed, never the bits: each sum is added in the same order either way.
 inline constexpr std::size_t kLaunchSharedBytes = 48 * 1024;
 inline constexpr std::size_t kStaticSharedBytes = 8 * 1024;
-inline constexpr std::size_t kSharedAccumulatorBytes = 104 * 1024;
 
 // Whether a backward's column sums (`sums` bytes) go to shared memory beside
 // the `extra` bytes of dynamic shared memory the kernel needs anyway, on a
 // device that lets one block opt in to `opt_in` bytes in all.
 inline bool sums_in_shared(std::size_t sums, std::size_t extra, std::size_t opt_in) {
   const std::size_t room = opt_in > kStaticSharedBytes ? opt_in - kStaticSharedBytes : 0;
-  return sums + extra <= std::min(kSharedAccumulatorBytes, room);
+  return sums + extra <= room;
 }
 
 template <class T>
@@ -136,20 +143,25 @@ struct Geometry {
   unsigned blocks;     // gridDim.x
 };
 
-// Threads per row for a row segment of `width` entries read V at a time.
-inline int group_size(i64 width, int V) {
+// Threads per row for a row segment of `width` entries read V at a time, at
+// most max_threads (a power of two, the kernel's __launch_bounds__).
+inline int group_size(i64 width, int V, int max_threads = kMaxThreads) {
   const i64 units = (width + V - 1) / V;
   const i64 want = (units + kUnitsPerThread - 1) / kUnitsPerThread;
   int g = 32;
-  while (g < kMaxThreads && g < want) g *= 2;
+  while (g < max_threads && g < want) g *= 2;
   return g;
 }
 
-// Forward passes: several narrow rows per block, a grid that strides beyond
-// max_blocks (at most kMaxBlocks).
+// Forward passes: several narrow rows per block, but no more than leave
+// kFillBlocks blocks where there are that many rows (16 rows two to a block
+// kept 8 SMs busy of 132), and a grid that strides beyond max_blocks (at most
+// kMaxBlocks). The rows per block never change a result's bits: each row is
+// its own group's.
 inline Geometry forward_geometry(i64 rows, i64 width, int V, i64 max_blocks = kMaxBlocks) {
   const int g = group_size(width, V);
-  const int r = std::max(1, kForwardThreads / g);
+  const int r =
+      static_cast<int>(std::clamp<i64>(rows / kFillBlocks, 1, std::max(1, kForwardThreads / g)));
   const i64 blocks = std::min({(rows + r - 1) / r, kMaxBlocks, max_blocks});
   return {g, r, static_cast<unsigned>(blocks)};
 }
@@ -157,10 +169,15 @@ inline Geometry forward_geometry(i64 rows, i64 width, int V, i64 max_blocks = kM
 // Backward passes: one row per block at a time, and a block count fixed by
 // the row count alone: each block sums its rows' parameter gradients into
 // its own partial row, the second pass adds the partial rows in order.
-inline Geometry backward_geometry(i64 rows, i64 width, int V, i64 max_blocks = kMaxBlocks) {
-  const i64 blocks =
-      std::min({(rows + kRowsPerPartial - 1) / kRowsPerPartial, kMaxPartials, max_blocks});
-  return {group_size(width, V), 1, static_cast<unsigned>(blocks)};
+// kRowsPerPartial rows per block, or fewer where that leaves fewer than
+// kFillBlocks blocks (16 rows: 16 blocks of one row, not 2 of 8; more
+// partial rows to add, which a batch that small does in the launch's time).
+inline Geometry backward_geometry(i64 rows, i64 width, int V, i64 max_blocks = kMaxBlocks,
+                                  int max_threads = kMaxThreads) {
+  const i64 wanted =
+      std::max((rows + kRowsPerPartial - 1) / kRowsPerPartial, std::min(rows, kFillBlocks));
+  const i64 blocks = std::min({wanted, kMaxPartials, max_blocks});
+  return {group_size(width, V, max_threads), 1, static_cast<unsigned>(blocks)};
 }
 
 }  // namespace scaleref::cuda::detail

@@ -2,8 +2,9 @@
 // cuda/src). A backward kernel's block b owns partial row b of a
 // [blocks, partial_stride(count)] array and adds its rows' contributions into it in row
 // order; no two blocks touch one entry and nothing is atomic. The second
-// stage adds the partial rows for each column in block order, so the result
-// is the same bits on every run. The accumulator is Acc<T>; the result is
+// stage (sum_partials) adds the partial rows for each column in an order
+// fixed by the number of partial rows alone, so the result is the same bits
+// on every run. The accumulator is Acc<T>; the result is
 // rounded to T once. A scalar parameter (DyT's alpha, a scalar SeeDNorm
 // alpha) is a column of its own: each thread sums its entries' terms in a
 // register, and the block adds its threads' sums by group_sum's fixed tree.
@@ -161,66 +162,108 @@ __device__ inline void emit(const Outputs<D>& outs, i64 c, AccT<D> s) {
 }
 
 template <class D>
-__device__ inline AccT<D> block_order_sum(DevPtr<const AccT<D>> partials, i64 blocks, i64 stride,
-                                          i64 at) {
+__device__ inline AccT<D> block_order_sum(DevPtr<const AccT<D>> partials, i64 from, i64 to,
+                                          i64 stride, i64 at) {
   AccT<D> s = 0;
-  for (i64 b = 0; b < blocks; ++b) s += ld(partials + (b * stride + at));
+  for (i64 b = from; b < to; ++b) s += ld(partials + (b * stride + at));
   return s;
 }
 
-// One block of 32 V threads per tile: 32 lanes' V sums of one chunk of a
-// segment (SumLayout), read as V runs of 32 consecutive slots and written
-// as 32 V consecutive entries of the outputs, through shared memory padded
-// to an odd stride (no bank conflict on the way in). Both sides coalesced:
-// with a thread per slot the final writes went V apart (the speed model's
-// store coalescing of 0.12 in bf16). A segment's last chunk may be
-// narrower, or, where its width is not a multiple of V, kept entry by entry
-// (V = 1 there). Then block 0 takes the entries past the segments.
+// sum_partials's blocks: kSumThreads threads, 32 lanes x `runs` runs x
+// kSumThreads / (32 runs) groups of partial rows.
+inline constexpr int kSumThreads = 256;
+
+// The tiles sum_partials shares out. In each segment, each chunk of
+// group x V columns holds V runs of `lanes` slots (SumLayout); a segment's
+// last chunk may be narrower (v_last runs of lanes_last slots: one of
+// `rest` slots where its width is not a multiple of V). A tile is 32 lanes
+// of `runs` consecutive runs of one chunk: runs = 1, or runs = V (its 32 V
+// columns side by side).
+struct SumTiles {
+  i64 step, full, v_last, lanes_last, runs;
+  __host__ __device__ SumTiles(const SumLayout& l, i64 runs_) : runs(runs_) {
+    step = l.group * l.V;
+    full = l.width / step;
+    const i64 rest = l.width - full * step;
+    v_last = rest % l.V == 0 ? l.V : 1;
+    lanes_last = rest / v_last;
+  }
+  __host__ __device__ i64 of_chunk(i64 v, i64 lanes) const {
+    return (v + runs - 1) / runs * ((lanes + 31) / 32);
+  }
+  __host__ __device__ i64 per_full(const SumLayout& l) const { return of_chunk(l.V, l.group); }
+  __host__ __device__ i64 per_segment(const SumLayout& l) const {
+    return full * per_full(l) + of_chunk(v_last, lanes_last);
+  }
+};
+
+// One block per tile: its lanes read 32 consecutive slots of every partial
+// row (coalesced), its groups each add their share of the partial rows
+// (group y of G: rows [y B / G, (y + 1) B / G), in order), and the G group
+// sums of each slot are added in order: an order fixed by B and `runs`, so
+// the same bits on every run. Which `runs` (launch_sum_partials): with
+// B >= kFillBlocks partial rows, runs = 1 and G = 8: a block per 32 slots
+// (128 blocks for RMSNorm's 512 x 4096 partials, where a block per 32 V
+// columns with one thread per slot had 16 and took 54 us on the H100, 5% of
+// a copy's bandwidth), each lane writing its slot's column, V entries apart:
+// one uncoalesced store per column against B loads. With fewer partial rows
+// (a batch under 132 rows) those stores weigh more (bf16 needs B >= 66 for
+// 95% of the sectors to carry data), and runs = V: the tile's 32 V columns
+// go out side by side through shared memory padded to an odd stride (at
+// most 2-way bank conflicts). Then block 0 takes the entries past the
+// segments (scalar parameters), a thread each, in block order.
+// (kSumThreads, 1): under (kSumThreads) alone ptxas held the bf16
+// instantiation to 64 registers and spilled 4 bytes; it takes 93-118 (the
+// row loop's loads unrolled), which leaves 2 blocks per SM.
 template <class D>
-__global__ void sum_partials(DevPtr<const AccT<D>> partials, i64 blocks, i64 count, Outputs<D> outs,
-                             SumLayout l) {
+__global__ void __launch_bounds__(kSumThreads, 1)
+    sum_partials(DevPtr<const AccT<D>> partials, i64 blocks, i64 count, Outputs<D> outs,
+                 SumLayout l, int runs) {
   using A = AccT<D>;
-  SCALEREF_SHARED(A, tile, 32 * 9);  // 32 lanes x (V | 1), V <= 8
+  // G groups x 32 lanes x (runs | 1): at most 4 x 32 x 3 (runs = 2)
+  SCALEREF_SHARED(A, sums, 384);
   const i64 stride = partial_stride<A>(count);
-  const i64 step = l.group * l.V, full = l.width / step, rest = l.width - full * step;
-  const i64 per_chunk = (l.group + 31) / 32;
-  const i64 v_last = rest % l.V == 0 ? l.V : 1, lanes_last = rest / v_last;
-  const i64 per_segment = full * per_chunk + (lanes_last + 31) / 32;
-  const i64 x = threadIdx.x % 32, k = threadIdx.x / 32;  // this thread's lane and entry
+  const SumTiles t(l, runs);
+  const i64 groups = kSumThreads / (32 * runs), pad = runs | 1;
+  const i64 x = threadIdx.x % 32, kr = threadIdx.x / 32 % runs, y = threadIdx.x / (32 * runs);
+  const i64 from = y * blocks / groups, to = (y + 1) * blocks / groups;
+  const i64 per_full = t.per_full(l), per_segment = t.per_segment(l);
   for (i64 id = blockIdx.x; id < l.segments * per_segment; id += gridDim.x) {
     const i64 p = id / per_segment, in = id - p * per_segment;
-    const i64 chunk = in / per_chunk < full ? in / per_chunk : full;
-    const bool last = chunk == full;
-    const i64 V = last ? v_last : l.V, lanes = last ? lanes_last : l.group, pad = V | 1;
-    const i64 lane0 = 32 * (in - chunk * per_chunk);
-    const i64 base = p * l.width + chunk * step;
-    const i64 valid = lanes - lane0 < 32 ? lanes - lane0 : 32;
-    if (k < V && x < valid)
-      st(tile + (x * pad + k),
-         block_order_sum<D>(partials, blocks, stride, base + k * lanes + lane0 + x));
+    const bool last = in >= t.full * per_full;
+    const i64 chunk = last ? t.full : in / per_full;
+    const i64 V = last ? t.v_last : l.V, lanes = last ? t.lanes_last : l.group;
+    const i64 r = in - chunk * per_full;  // the tile within its chunk
+    const i64 per_runs = (lanes + 31) / 32, k0 = r / per_runs * runs, lane0 = 32 * (r % per_runs);
+    const i64 base = p * l.width + chunk * t.step;
+    if (lane0 + x < lanes && k0 + kr < V)
+      st(sums + (y * 32 * pad + x * pad + kr),
+         block_order_sum<D>(partials, from, to, stride, base + (k0 + kr) * lanes + lane0 + x));
     __syncthreads();
-    const i64 t = threadIdx.x;
-    if (t < valid * V) emit(outs, base + lane0 * V + t, ld(tile + (t / V * pad + t % V)));
-    __syncthreads();  // the tile is rewritten for the next one only after every read
+    const i64 c = threadIdx.x, cx = c / runs, ck = c % runs;  // output c of the tile
+    if (c < 32 * runs && lane0 + cx < lanes && k0 + ck < V) {
+      A s = ld(sums + (cx * pad + ck));
+      for (i64 g = 1; g < groups; ++g) s += ld(sums + (g * 32 * pad + cx * pad + ck));
+      emit(outs, base + (lane0 + cx) * V + k0 + ck, s);
+    }
+    __syncthreads();  // the sums are rewritten for the next tile only after every read
   }
   if (blockIdx.x == 0)
     for (i64 at = l.segments * l.width + threadIdx.x; at < count; at += blockDim.x)
-      emit(outs, at, block_order_sum<D>(partials, blocks, stride, at));
+      emit(outs, at, block_order_sum<D>(partials, 0, blocks, stride, at));
 }
 
 // `layout`: where the backward kernel kept its sums (its width, segments,
-// group and V).
+// group and V); `blocks` partial rows.
 template <class D>
 void launch_sum_partials(const AccT<D>* partials, i64 blocks, i64 count, const Outputs<D>& outs,
                          const SumLayout& layout, cudaStream_t stream) {
-  const i64 step = layout.group * layout.V, full = layout.width / step;
-  const i64 rest = layout.width - full * step;
-  const i64 lanes_last = rest % layout.V == 0 ? rest / layout.V : rest;
-  const i64 tiles = layout.segments * (full * ((layout.group + 31) / 32) + (lanes_last + 31) / 32);
+  const int runs = blocks < kFillBlocks ? static_cast<int>(layout.V) : 1;
+  const i64 tiles = layout.segments * SumTiles(layout, runs).per_segment(layout);
   const i64 grid =
       std::min({std::max<i64>(tiles, 1), kMaxBlocks, grid_limit("cuda::sum_partials")});
-  launch<sum_partials<D>>(static_cast<unsigned>(grid), static_cast<unsigned>(32 * layout.V), 0,
-                          stream, partials, blocks, count, outs, layout);
+  launch<sum_partials<D>>(static_cast<unsigned>(grid), kSumThreads, 0, stream, partials, blocks,
+                          count, outs, layout, runs);
   check_launch("cuda::sum_partials");
 }
 
