@@ -3,8 +3,9 @@
 // [blocks, partial_stride(count)] array and adds its rows' contributions into it in row
 // order; no two blocks touch one entry and nothing is atomic. The second
 // stage (sum_partials) adds the partial rows for each column in an order
-// fixed by the number of partial rows alone, so the result is the same bits
-// on every run. The accumulator is Acc<T>; the result is
+// fixed by the number of partial rows and the vector width V (8 groups of
+// rows, or 8 / V under kFillBlocks rows), so the result is the same bits on
+// every run. The accumulator is Acc<T>; the result is
 // rounded to T once. A scalar parameter (DyT's alpha, a scalar SeeDNorm
 // alpha) is a column of its own: each thread sums its entries' terms in a
 // register, and the block adds its threads' sums by group_sum's fixed tree.
