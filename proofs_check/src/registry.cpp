@@ -44,6 +44,12 @@ void check_record(const Claim& c) {
   need(c.basis != Basis::reading || c.reading != nullptr, "is a reading but names no Reading");
   need(!c.reconstructed || c.basis == Basis::reading,
        "is reconstructed, so its basis must be reading");
+  need(c.reconstructed == (c.scope == Scope::reconstruction),
+       "is reconstructed exactly when its scope is reconstruction");
+  need(c.basis == Basis::conformance || !c.against.empty(),
+       "does not say what its verdict is computed against");
+  need(c.basis != Basis::conformance || c.scope == Scope::derivation,
+       "is a conformance check, whose scope is derivation (our code against its definition)");
   need(!c.inputs.empty(), "has no inputs");
   need(!c.formula.empty(), "has no formula");
   need(!c.threshold.empty(), "has no threshold");
@@ -128,17 +134,22 @@ Verdict run_once(const Claim& c, const Context& ctx) {
               "' reports the measure '", m.name, "' twice");
     require((v.status == Status::fails) == (v.fault != Fault::none), "audit::run_claim", "claim '",
             c.id, "': a fault goes with a failure, and only with one");
+    require(allowed(c.scope, v.status, v.fault), "audit::run_claim", "claim '", c.id, "' (a ",
+            scope_name(c.scope), ") cannot be '", verdict_label(v.status, v.fault), "'");
+    for (const ReadingVerdict& x : v.readings)
+      require(allowed(c.scope, x.status, x.fault), "audit::run_claim", "claim '", c.id, "' (a ",
+              scope_name(c.scope), ") cannot be '", verdict_label(x.status, x.fault),
+              "' under the reading ", x.reading);
     return v;
   } catch (const std::exception& e) {
-    return Verdict{Status::not_run, Fault::none, "error", e.what(), {}, {}};
+    Verdict v;
+    v.figure = "error";
+    v.detail = e.what();
+    return v;
   }
 }
 
-std::string verdict_label(const Verdict& v) {
-  std::string s = status_name(v.status);
-  if (v.status == Status::fails) (s += ": ") += fault_name(v.fault);
-  return s;
-}
+std::string verdict_label(const Verdict& v) { return verdict_label(v.status, v.fault); }
 
 std::string run_label(const Run& r) {
   std::string s = "seed " + std::to_string(r.seed);
@@ -213,11 +224,16 @@ int exit_status(const std::vector<Result>& results) {
   return 0;
 }
 
-Tally tally(const std::vector<Result>& results, bool conformance) {
+Tally tally(const std::vector<Result>& results, bool conformance, const std::string& paper) {
   Tally t;
   for (const Result& r : results) {
     if ((r.claim->basis == Basis::conformance) != conformance) continue;
+    if (!paper.empty() && r.claim->paper != paper) continue;
     ++t.claims;
+    if (!r.claim->trivial.empty()) {
+      ++t.trivial;
+      continue;
+    }
     switch (r.verdict.status) {
       case Status::holds:
         ++t.holds;
@@ -225,9 +241,33 @@ Tally tally(const std::vector<Result>& results, bool conformance) {
       case Status::holds_approximately:
         ++t.holds_approximately;
         break;
+      case Status::consistent:
+        ++t.consistent;
+        break;
       case Status::fails:
         ++t.fails;
-        ++(r.verdict.fault == Fault::notation_slip ? t.notation_slips : t.math_errors);
+        switch (r.verdict.fault) {
+          case Fault::math_error:
+            ++t.math_errors;
+            break;
+          case Fault::notation_slip:
+            ++t.notation_slips;
+            break;
+          case Fault::overstatement:
+            ++t.overstatements;
+            break;
+          case Fault::reconstruction_refuted:
+            ++t.reconstructions_refuted;
+            break;
+          case Fault::not_reproduced:
+            ++t.not_reproduced;
+            break;
+          case Fault::none:
+            break;
+        }
+        break;
+      case Status::reading_dependent:
+        ++t.reading_dependent;
         break;
       case Status::inconclusive:
         ++t.inconclusive;
@@ -240,13 +280,44 @@ Tally tally(const std::vector<Result>& results, bool conformance) {
   return t;
 }
 
+namespace {
+std::string count(int n, const char* one, const char* many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+}  // namespace
+
 std::string Tally::str() const {
   std::ostringstream os;
-  os << claims << " claims: " << holds << " hold, " << holds_approximately
-     << " hold approximately, " << fails << " fail (" << math_errors << " mathematical error"
-     << (math_errors == 1 ? "" : "s") << ", " << notation_slips << " notation slip"
-     << (notation_slips == 1 ? "" : "s") << "), " << inconclusive << " inconclusive, " << not_run
-     << " not run";
+  os << count(claims, "claim", "claims") << ": " << holds << " hold, " << holds_approximately
+     << " hold approximately, ";
+  if (consistent) os << consistent << " consistent at small scale, ";
+  os << fails << " fail";
+  std::vector<std::string> faults;
+  const auto add = [&](int n, const char* one, const char* many) {
+    if (n) faults.push_back(count(n, one, many));
+  };
+  add(math_errors, "mathematical error", "mathematical errors");
+  add(notation_slips, "notation slip", "notation slips");
+  add(overstatements, "overstatement", "overstatements");
+  add(reconstructions_refuted, "reconstruction refuted", "reconstructions refuted");
+  add(not_reproduced, "not reproduced at small scale", "not reproduced at small scale");
+  for (std::size_t i = 0; i < faults.size(); ++i) os << (i ? ", " : " (") << faults[i];
+  if (!faults.empty()) os << ")";
+  if (reading_dependent) os << ", " << reading_dependent << " reading-dependent";
+  os << ", " << inconclusive << " inconclusive, " << not_run << " not run";
+  if (trivial) os << "; " << trivial << " trivial, not counted";
+  return os.str();
+}
+
+std::string Tally::against_papers() const {
+  std::ostringstream os;
+  os << count(math_errors, "mathematical error", "mathematical errors") << " and "
+     << count(notation_slips, "notation slip", "notation slips") << "; apart, "
+     << count(overstatements, "overstatement", "overstatements")
+     << "; not counted against the paper: "
+     << count(reconstructions_refuted, "reconstruction refuted", "reconstructions refuted") << ", "
+     << not_reproduced << " not reproduced at small scale, " << reading_dependent
+     << " reading-dependent";
   return os.str();
 }
 
@@ -268,11 +339,22 @@ nlohmann::ordered_json number(double v) {
 
 }  // namespace
 
+namespace {
+
+// The verdict as the table shows it: a trivial claim says so.
+std::string shown(const Result& r) {
+  std::string s = verdict_label(r.verdict);
+  if (!r.claim->trivial.empty()) s += " (trivial)";
+  return s;
+}
+
+}  // namespace
+
 std::string table(const std::vector<Result>& results) {
   std::size_t w_id = 2, w_status = 7, w_fig = 6;
   for (const Result& r : results) {
     w_id = std::max(w_id, r.claim->id.size());
-    w_status = std::max(w_status, verdict_label(r.verdict).size());
+    w_status = std::max(w_status, shown(r).size());
     w_fig = std::max(w_fig, r.verdict.figure.size());
   }
   std::ostringstream os;
@@ -285,7 +367,7 @@ std::string table(const std::vector<Result>& results) {
        << std::string(w_id + w_status + w_fig + 14, '-') << "\n";
     for (const Result& r : results) {
       if ((r.claim->basis == Basis::conformance) != conformance) continue;
-      os << pad(r.claim->id, w_id) << "  " << pad(verdict_label(r.verdict), w_status) << "  "
+      os << pad(r.claim->id, w_id) << "  " << pad(shown(r), w_status) << "  "
          << pad(r.verdict.figure, w_fig) << "  " << r.verdict.detail << "\n";
     }
     os << "\n" << t.str() << "\n\n";
@@ -294,6 +376,57 @@ std::string table(const std::vector<Result>& results) {
   section(true,
           "Conformance: scaleref's code against its own definitions (not verdicts on the "
           "papers, not in their tally)");
+  os << findings(results);
+  return os.str();
+}
+
+std::string findings(const std::vector<Result>& results) {
+  std::vector<std::string> papers;
+  for (const Result& r : results)
+    if (r.claim->basis != Basis::conformance &&
+        std::find(papers.begin(), papers.end(), r.claim->paper) == papers.end())
+      papers.push_back(r.claim->paper);
+  if (papers.empty()) return {};
+  std::ostringstream os;
+  os << "Findings, per paper: its mathematical errors and notation slips, its overstatements "
+        "apart; reconstructions refuted, proxies not reproduced at small scale and "
+        "reading-dependent verdicts are reported, not counted against the paper; trivial "
+        "claims are left out\n";
+  const auto line = [&](const Result& r, const std::string& kind) {
+    const Verdict& v = r.verdict;
+    os << "  " << pad(kind, 23) << " " << r.claim->id << ": ";
+    if (v.status == Status::reading_dependent) {
+      for (std::size_t i = 0; i < v.readings.size(); ++i)
+        os << (i ? "; " : "") << "under " << v.readings[i].reading << (i ? "" : " (preferred)")
+           << ": " << verdict_label(v.readings[i].status, v.readings[i].fault) << ", "
+           << v.readings[i].figure;
+      os << "\n";
+      return;
+    }
+    if (!v.finding.wrong.empty()) {
+      os << v.finding.wrong;
+      if (!v.finding.corrected.empty()) os << "; corrected: " << v.finding.corrected;
+    } else {
+      os << v.detail.substr(0, 160) << (v.detail.size() > 160 ? " ..." : "");
+    }
+    os << " [" << v.figure << "]\n";
+  };
+  for (const std::string& paper : papers) {
+    const Tally t = tally(results, false, paper);
+    os << "\n" << paper << ": " << t.against_papers() << "\n";
+    for (const Fault f : {Fault::math_error, Fault::notation_slip, Fault::overstatement,
+                          Fault::reconstruction_refuted, Fault::not_reproduced})
+      for (const Result& r : results)
+        if (r.claim->paper == paper && r.claim->basis != Basis::conformance &&
+            r.claim->trivial.empty() && r.verdict.status == Status::fails && r.verdict.fault == f)
+          line(r, fault_name(f));
+    for (const Result& r : results)
+      if (r.claim->paper == paper && r.claim->basis != Basis::conformance &&
+          r.claim->trivial.empty() && r.verdict.status == Status::reading_dependent)
+        line(r, "reading-dependent");
+  }
+  const Tally all = tally(results, false);
+  os << "\nAll papers: " << all.against_papers() << "\n";
   return os.str();
 }
 
@@ -303,11 +436,17 @@ nlohmann::ordered_json tally_json(const Tally& t) {
   return {{"claims", t.claims},
           {"holds", t.holds},
           {"holds_approximately", t.holds_approximately},
+          {"consistent", t.consistent},
           {"fails", t.fails},
           {"mathematical_errors", t.math_errors},
           {"notation_slips", t.notation_slips},
+          {"overstatements", t.overstatements},
+          {"reconstructions_refuted", t.reconstructions_refuted},
+          {"not_reproduced", t.not_reproduced},
+          {"reading_dependent", t.reading_dependent},
           {"inconclusive", t.inconclusive},
-          {"not_run", t.not_run}};
+          {"not_run", t.not_run},
+          {"trivial", t.trivial}};
 }
 
 }  // namespace
@@ -325,6 +464,15 @@ std::string json(const std::vector<Result>& results, const RunInfo& info) {
                  {"notation", c.reading->notation},
                  {"rule", c.reading->rule},
                  {"alternatives", c.reading->alternatives}};
+    ordered_json readings = ordered_json::array();
+    for (const ReadingVerdict& x : r.verdict.readings)
+      readings.push_back({{"reading", x.reading},
+                          {"verdict", status_name(x.status)},
+                          {"fault", fault_name(x.fault)},
+                          {"figure", x.figure}});
+    ordered_json finding = nullptr;
+    if (!r.verdict.finding.wrong.empty())
+      finding = {{"wrong", r.verdict.finding.wrong}, {"corrected", r.verdict.finding.corrected}};
     ordered_json runs = ordered_json::array();
     for (const Run& x : r.runs)
       runs.push_back({{"seed", x.seed},
@@ -343,29 +491,39 @@ std::string json(const std::vector<Result>& results, const RunInfo& info) {
                       {"quote_line", c.quote_line},
                       {"reading", std::move(reading)},
                       {"reconstructed", c.reconstructed},
+                      {"scope", scope_name(c.scope)},
                       {"stochastic", c.stochastic},
                       {"sized", c.sized},
                       {"inputs", c.inputs},
                       {"formula", c.formula},
                       {"threshold", c.threshold},
+                      {"against", c.against},
+                      {"trivial", c.trivial},
                       {"source", c.source},
                       {"verdict", status_name(r.verdict.status)},
                       {"fault", fault_name(r.verdict.fault)},
                       {"figure", r.verdict.figure},
                       {"detail", r.verdict.detail},
+                      {"finding", std::move(finding)},
+                      {"readings", std::move(readings)},
                       {"measured", std::move(measured)},
                       {"worst_entry", r.verdict.worst_entry},
                       {"runs", std::move(runs)},
                       {"seconds", number(r.seconds)}});
   }
-  const ordered_json doc = {{"schema", "scaleref-audit/2"},
+  ordered_json by_paper = ordered_json::object();
+  for (const Result& r : results)
+    if (r.claim->basis != Basis::conformance && !by_paper.contains(r.claim->paper))
+      by_paper[r.claim->paper] = tally_json(tally(results, false, r.claim->paper));
+  const ordered_json doc = {{"schema", "scaleref-audit/3"},
                             {"commit", info.commit},
                             {"thorough", info.thorough},
                             {"seed", info.seed},
                             {"replicates", info.replicates},
                             {"tally",
                              {{"papers", tally_json(tally(results, false))},
-                              {"conformance", tally_json(tally(results, true))}}},
+                              {"conformance", tally_json(tally(results, true))},
+                              {"by_paper", std::move(by_paper)}}},
                             {"claims", std::move(claims)}};
   // Invalid UTF-8 in a message becomes U+FFFD instead of failing the whole document.
   return doc.dump(2, ' ', false, ordered_json::error_handler_t::replace) + "\n";
@@ -379,7 +537,10 @@ std::string explain(const Result& r) {
      << (c.relied_on ? "; scaleref relies on it" : "") << ")\n"
      << "  basis            " << basis_name(c.basis)
      << (c.reconstructed ? " (reconstructed: the statement is lost from the paper's copy)" : "")
-     << "\n";
+     << "\n"
+     << "  scope            " << scope_name(c.scope) << "\n";
+  if (!c.against.empty()) os << "  computed against " << c.against << "\n";
+  if (!c.trivial.empty()) os << "  trivial          " << c.trivial << " (left out of the tally)\n";
   if (c.quote_line > 0) os << "  quote, line " << c.quote_line << "  \"" << c.quote << "\"\n";
   if (c.reading)
     os << "  reading          " << c.reading->id << ": " << c.reading->notation << "\n"
@@ -395,6 +556,14 @@ std::string explain(const Result& r) {
        << verdict_label(r.runs[i].verdict) << ", " << r.runs[i].verdict.figure;
   os << "\n  verdict          " << verdict_label(r.verdict) << ", " << r.verdict.figure << "\n"
      << "  detail           " << r.verdict.detail << "\n";
+  for (const ReadingVerdict& x : r.verdict.readings)
+    os << "  reading          " << x.reading << ": " << verdict_label(x.status, x.fault) << ", "
+       << x.figure << "\n";
+  if (!r.verdict.finding.wrong.empty())
+    os << "  what is wrong    " << r.verdict.finding.wrong << "\n"
+       << (r.verdict.finding.corrected.empty()
+               ? ""
+               : "  corrected form   " + r.verdict.finding.corrected + "\n");
   for (const Measure& m : r.verdict.measured) {
     char value[64];
     std::snprintf(value, sizeof value, "%.17g", m.value);

@@ -69,21 +69,32 @@ Result run_claim(const Claim& c, const Context& ctx, int replicates = 1);
 // implementation relies on fails, else 0.
 int exit_status(const std::vector<Result>& results);
 
-// The tally of a set of results: by verdict, failures by fault.
+// The tally of a set of results: by verdict, failures by fault. A claim
+// marked trivial counts in `trivial` alone, whatever its verdict.
 struct Tally {
-  int claims = 0, holds = 0, holds_approximately = 0, fails = 0, inconclusive = 0, not_run = 0;
-  int math_errors = 0, notation_slips = 0;
-  std::string str() const;  // "120 claims: 70 hold, ..., 25 fail (20 mathematical errors, ...)"
+  int claims = 0, holds = 0, holds_approximately = 0, consistent = 0, fails = 0,
+      reading_dependent = 0, inconclusive = 0, not_run = 0, trivial = 0;
+  int math_errors = 0, notation_slips = 0, overstatements = 0, reconstructions_refuted = 0,
+      not_reproduced = 0;
+  std::string str() const;  // "118 claims: 70 hold, ..., 25 fail (20 mathematical errors, ...)"
+  // "12 mathematical errors and 9 notation slips; apart, 4 overstatements; not
+  // counted against the paper: ..."
+  std::string against_papers() const;
 };
 // The verdicts on the papers (basis paper or reading), or the conformance
-// checks of scaleref's own code.
-Tally tally(const std::vector<Result>& results, bool conformance);
+// checks of scaleref's own code; of one paper when `paper` is not empty.
+Tally tally(const std::vector<Result>& results, bool conformance, const std::string& paper = {});
 
 // Output: the table (id, verdict, figure, one-line detail) with the verdicts
-// on the papers first and the conformance checks apart, each with its tally;
+// on the papers first and the conformance checks apart, each with its tally,
+// then the headline (findings): per paper, its tally against the paper and
+// one line per mathematical error, notation slip and overstatement (what is
+// wrong, the corrected form, the figure), and the reconstructions refuted,
+// proxies not reproduced and reading-dependent verdicts, reported apart;
 // the JSON document (proofs_check/schema/audit.schema.json); and --explain's
 // account of one result.
 std::string table(const std::vector<Result>& results);
+std::string findings(const std::vector<Result>& results);
 struct RunInfo {
   bool thorough = false;
   std::uint64_t seed = kDefaultSeed;

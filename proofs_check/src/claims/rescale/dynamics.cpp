@@ -91,9 +91,11 @@ Verdict small_init_grows_faster(const Context& ctx) {
       "tiny LM, grammar task, 200 AdamW steps (lr 3e-3, wd 0.1): mean decoder-matrix std " +
       fixed(small.std0, 4) + " -> " + fixed(small.std_end, 4) + " from 0.006, " +
       fixed(base.std0, 4) + " -> " + fixed(base.std_end, 4) + " from 0.02";
-  if (ratio >= 1.5) return holds("growth x" + fixed(ratio, 2), detail, m);
-  if (ratio > 1) return holds_approximately("growth x" + fixed(ratio, 2), detail, m);
-  return fails(Fault::math_error, "growth x" + fixed(ratio, 2), detail, m);
+  if (ratio >= 1.5) return consistent("growth x" + fixed(ratio, 2), detail, m);
+  if (ratio > 1)
+    return consistent("growth x" + fixed(ratio, 2),
+                      detail + ": faster, but under the 1.5x read as 'much faster'", m);
+  return fails(Fault::not_reproduced, "growth x" + fixed(ratio, 2), detail, m);
 }
 
 Verdict decay_bounds_growth(const Context& ctx) {
@@ -110,8 +112,8 @@ Verdict decay_bounds_growth(const Context& ctx) {
       fixed(decayed.std0, 4) + " -> " + fixed(decayed.std_end, 4) + " with wd 0.5, -> " +
       fixed(free.std_end, 4) + " without";
   const std::string figure = "growth " + sci(decayed.growth()) + " vs " + sci(free.growth());
-  if (decayed.growth() < free.growth()) return holds(figure, detail, m);
-  return fails(Fault::math_error, figure, detail, m);
+  if (decayed.growth() < free.growth()) return consistent(figure, detail, m);
+  return fails(Fault::not_reproduced, figure, detail, m);
 }
 
 Verdict large_init_std_falls(const Context& ctx) {
@@ -138,9 +140,9 @@ Verdict large_init_std_falls(const Context& ctx) {
   }
   detail.pop_back();
   const std::string figure = "falls at " + std::to_string(fell) + " of 2 run lengths";
-  if (fell == 2) return holds(figure, detail, m);
+  if (fell == 2) return consistent(figure, detail, m);
   if (fell == 0)
-    return fails(Fault::math_error, figure, detail + ": the std grows in this regime", m);
+    return fails(Fault::not_reproduced, figure, detail + ": the std grows in this regime", m);
   return inconclusive(figure, detail + ": the run length decides the sign", m);
 }
 
@@ -159,14 +161,19 @@ void add_rescale_dynamics_claims(Registrar& r) {
                   "starting with smaller initial values, such as 0.006 or 0.008, compared to "
                   "larger values such as 0.02.",
          .reading = &kMuchFasterReading,
+         .scope = Scope::proxy,
          .stochastic = true,
          .inputs = "tiny LM (d_model 32, 2 layers, 2 heads), grammar task seq 32, batch 8; 200 "
                    "AdamW steps, constant lr 3e-3, weight decay 0.1; Gaussian init sigma 0.006 "
                    "and 0.02; init seed = run seed, data seed = run seed + 1",
          .formula = "growth = mean over decoder matrices of std(W_200) - std(W_0); ratio = "
                     "growth(0.006) / growth(0.02)",
-         .threshold = "holds if ratio >= 1.5; holds approximately if 1 < ratio < 1.5; fails if "
-                      "ratio <= 1",
+         .threshold = "a proxy for the paper's 1B-parameter runs: consistent at small scale if "
+                      "ratio > 1 (the detail says when under 1.5, 'much faster'); not reproduced "
+                      "at small scale if ratio <= 1",
+         .against =
+             "tiny LM (d_model 32, 2 layers) trained 200 AdamW steps (lr 3e-3, wd 0.1) on the "
+             "synthetic grammar, 3 seeds; mean decoder-matrix std growth from 0.006 vs 0.02",
          .check = small_init_grows_faster});
   r.add({.id = "rescale.app.6.2.1.decay-bounds-growth",
          .location = "Appendix 6.2.1, Fig. 7",
@@ -179,12 +186,16 @@ void add_rescale_dynamics_claims(Registrar& r) {
          .quote = "Figure 7 illustrates that weight decay helps in partially bounding the weight "
                   "variance as can be seen in growing standard deviation when weight decay is "
                   "not used (set to 0.0).",
+         .scope = Scope::proxy,
          .stochastic = true,
          .inputs = "tiny LM as rescale.sec.4.1.small-init-faster-growth, sigma_init 0.02, 200 "
                    "AdamW steps at lr 3e-3, weight decay 0.5 and 0",
          .formula = "growth = mean over decoder matrices of std(W_200) - std(W_0), with and "
                     "without decay",
-         .threshold = "holds if growth(wd 0.5) < growth(wd 0); fails otherwise",
+         .threshold = "a proxy for the paper's 1B-parameter runs: consistent at small scale if "
+                      "growth(wd 0.5) < growth(wd 0); not reproduced at small scale otherwise",
+         .against = "tiny LM trained 200 AdamW steps from sigma_init 0.02 with wd 0.5 and 0 (lr x "
+                    "wd scaled so total decay e^-0.3 ~ the paper's e^-0.4), 3 seeds",
          .check = decay_bounds_growth});
   r.add({.id = "rescale.sec.4.1.large-init-falls",
          .location = "Sec. 4.1, Fig. 1",
@@ -196,13 +207,17 @@ void add_rescale_dynamics_claims(Registrar& r) {
          .quote_line = 263,
          .quote = "Additionally, the reduction in standard deviation for initial value of 0.03 "
                   "is also caused by the partial bounding effect of weight decay.",
+         .scope = Scope::proxy,
          .stochastic = true,
          .inputs = "tiny LM as rescale.sec.4.1.small-init-faster-growth, sigma_init 0.03, weight "
                    "decay 0.5, lr 3e-3; two runs, 200 AdamW steps (decay e^-0.3, about the "
                    "paper's) and 1000 (e^-1.5)",
          .formula = "mean over decoder matrices of std(W_T) vs std(W_0), T = 200 and 1000",
-         .threshold = "holds if std(W_T) < std(W_0) at both lengths; fails if at neither; "
-                      "inconclusive if at one",
+         .threshold = "a proxy for the paper's 1B-parameter runs: consistent at small scale if "
+                      "std(W_T) < std(W_0) at both lengths; not reproduced at small scale if at "
+                      "neither; inconclusive if at one",
+         .against = "tiny LM trained 200 and 1000 AdamW steps from sigma_init 0.03 with wd 0.5 "
+                    "(total decay e^-0.3 and e^-1.5), 3 seeds",
          .check = large_init_std_falls});
 }
 

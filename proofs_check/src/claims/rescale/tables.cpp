@@ -330,7 +330,12 @@ Verdict duplicate_labels(const Context&) {
   if (!d.copied.empty() && after.labels == 0 && after.copies == 0 && arithmetic_ok) {
     std::string lines;
     for (const int l : d.copied) lines += (lines.empty() ? "L" : ", L") + std::to_string(l);
-    return fails(Fault::notation_slip, fig,
+    return fails(Fault::notation_slip,
+                 {"Table 7's " + lines +
+                      " repeats another row's label and prints another row's numbers "
+                      "(copy-paste)",
+                  "Table 7 without " + lines + " (its setting's results are not in the paper)"},
+                 fig,
                  d.found + "; slip: " + lines +
                      " is another row's numbers pasted under a repeated label (copy-paste); "
                      "the corrected table (" +
@@ -367,6 +372,9 @@ void add_rescale_tables_claims(Registrar& r) {
                       "per row, worst row",
            .threshold = "holds if every row's Mean deviation <= 0.10 and Delta_base deviation <= "
                         "0.15 (one-decimal rounding of the entries); fails otherwise",
+           .against = "the paper's own Table " + std::to_string(n) +
+                      ": the average of its 7 printed task columns against Mean, the Mean "
+                      "difference against Delta_base, within the one-decimal rounding",
            .check = [n](const Context&) { return table_arithmetic(paper_table(n)); }});
   r.add({.id = "rescale.table.repeated-rows",
          .location = "Tables 2, 3, 5, 6 and 7",
@@ -385,6 +393,8 @@ void add_rescale_tables_claims(Registrar& r) {
          .formula = "for each setting seen in an earlier table: its 9 cells against that table's "
                     "row, exactly",
          .threshold = "holds if no cell differs; fails with the first difference",
+         .against = "the paper's own Tables 2, 3, 5, 6, 7 compared cell by cell (117 cells of 13 "
+                    "repeated settings)",
          .check = repeated_rows});
   r.add({.id = "rescale.table.duplicate-labels",
          .location = "Table 7, lines 468-469 (Tables 2, 3, 5, 6, 7 scanned)",
@@ -405,6 +415,8 @@ void add_rescale_tables_claims(Registrar& r) {
          .threshold = "holds if no label and no row repeats; else a notation slip (copy-paste) "
                       "when every repeat is a copied row and the tables without it are clean and "
                       "keep their Mean and Delta_base; else a mathematical error",
+         .against = "the paper's own Table 7 (its 24 rows compared pairwise; Mean/Delta_base "
+                    "rechecked without the copied row)",
          .check = duplicate_labels});
 }
 

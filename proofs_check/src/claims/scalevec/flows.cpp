@@ -165,7 +165,7 @@ std::string matrix_text(const M& W) {
 }  // namespace
 
 Verdict faster_verdict(dyn::Model fast, dyn::Model slow, int instances, std::uint32_t tensor_base,
-                       const Context& ctx, Fault fault) {
+                       const Context& ctx) {
   const std::vector<double> times = time_grid(0.05, 8.0);
   // RK4 step h = 0.01 / max(1, s): the flows' stiffness grows with the
   // teacher's scale s (P's eigenvalues ~ s sqrt(m) for with_g, more for DP).
@@ -245,7 +245,12 @@ Verdict faster_verdict(dyn::Model fast, dyn::Model slow, int instances, std::uin
   if (cq.violations == 0)  // not confirmed by the finer integration: not a counterexample
     return holds_approximately(
         fig, regime + "; " + ce + ", NOT confirmed at h = " + sci(h / 4) + early, m);
-  return fails(fault, fig, regime + "; " + ce + " (same at h = " + sci(h / 4) + ")" + early, m);
+  return fails(Fault::reconstruction_refuted,
+               {"the reconstruction (L_fast(t) <= L_slow(t) at every t) is false on " +
+                std::to_string(bad_instances) + " of " + std::to_string(instances) +
+                " teachers; no teacher violates it before t = " + fixed(earliest_t, 2) +
+                " (the lost theorem may state a weaker form)"},
+               fig, regime + "; " + ce + " (same at h = " + sci(h / 4) + ")" + early, m);
 }
 
 }  // namespace scaleref::audit::scalevec_claims

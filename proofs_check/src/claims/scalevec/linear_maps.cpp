@@ -145,6 +145,10 @@ void add_scalevec_linear_maps_claims(Registrar& r) {
                     "/ ||y2||",
          .threshold = "holds if the worst relative difference in 50 digits <= 1e-40 (rounding of "
                       "the 8-term sums is < 1e-48); the double difference is reported, not judged",
+         .against = "scaleref's own 'none' forward on the absorbed matrix (same code path family; "
+                    "no independent oracle)",
+         .trivial = "W (g (.) n(x)) = (W diag(g)) n(x) is the associativity of matrix products, "
+                    "checked on scaleref's own forward against itself",
          .check = absorption});
   r.add({.id = "scalevec.sec.3.gradients",
          .location = "Sec. 2.1, 3.1-3.3 (project's reading; formulas stripped)",
@@ -169,6 +173,8 @@ void add_scalevec_linear_maps_claims(Registrar& r) {
                     "g = r u / RMS(u), W_b (g_b (.) n(x))",
          .threshold = "holds if the worst normwise error over the 7 strategies <= 1e-20 (the "
                       "verifier's 50-digit tolerance)",
+         .against =
+             "50-digit central finite differences of scaleref's forward (linear.hpp), per strategy",
          .check = strategy_gradients});
 }
 

@@ -162,6 +162,8 @@ void add_scalevec_weight_decay_claims(Registrar& r) {
                       "(decayed: growth < 1.05 and late max < 2 x balance; free: growth > 1.10 "
                       "and ends above the decayed run); inconclusive if not resolved; fails "
                       "(mathematical error) if resolved without the split",
+         .against = "Euler-Maruyama simulation of the SGD SDE (dt-doubling check, dt x curvature < "
+                    "0.5) plus discrete minibatch SGD, one path per seed on 3 seeds",
          .check = theorem_2_3});
 }
 

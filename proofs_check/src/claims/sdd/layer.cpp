@@ -86,6 +86,8 @@ void add_sdd_layer_claims(Registrar& r) {
          .threshold =
              "holds if the 50-digit relative error <= 1e-40 (a wrong formula is O(1) off); "
              "the double forward's error is reported",
+         .against = "eq. 2-3 written out row by row in the audit (norm3), 50-digit arithmetic; "
+                    "double forward beside",
          .check = check_eq2});
   r.add({.id = "sdd.eq.3",
          .location = "eq. 3, Sec. 2.2",
@@ -102,6 +104,9 @@ void add_sdd_layer_claims(Registrar& r) {
              "norm(z) = z / sqrt(mean z^2): |RMS(norm z) - 1|, ||norm(kz) - norm(z)||/||norm z||, "
              "||-norm(-kz) - norm(z)||/||norm z||, spread of norm(z)_i / z_i",
          .threshold = "holds if the largest of the four errors <= 1e-40",
+         .against = "closed form typed from the equation itself (norm3), 50 digits",
+         .trivial = "RMS(norm z) = 1 and scale invariance hold by eq. 3's definition; the check "
+                    "evaluates the audit's own transcription of eq. 3",
          .check = check_eq3});
 }
 

@@ -52,4 +52,19 @@ inline const Reading kTable3Reading{
     "total against 3.4B printed; a plain two-matrix FFN: contradicted by the gating projection "
     "the text names"};
 
+// Sec. 4.1's rationale for V's initialization.
+inline const Reading kVInitReading{
+    "sdd.reading.v-init-rationale",
+    "\"a strategy designed to align the initial output distributions with the baselines\" "
+    "(Sec. 4.1, line 138), said of V ~ N(0, 1/sqrt(2.5 d_model))",
+    "the output of the SDD layer, y = alpha (.) norm(x V^T), the layer's output as eq. 2 "
+    "defines it: for V's std to align it, y must depend on V's std (it moves y by >= 1e-3 "
+    "across the std and variance readings and a tenth of each)",
+    "the pre-normalization activations z = x V^T, the output of the linear map inside the "
+    "layer: V's std sets z's scale, and the rationale holds if z's RMS at the std reading is of "
+    "the order of a baseline linear layer's output (W ~ N(0, 0.02^2), OLMo2's init), within a "
+    "factor 2; evaluated beside. Not preferred because the sentence speaks of output "
+    "distributions and the layer's output is y; a statement of intent alone (no computation "
+    "decides it) is the third reading, which the audit cannot check"};
+
 }  // namespace scaleref::audit::sdd_paper

@@ -149,7 +149,7 @@ Verdict check_sec42_loss(const Context&) {
                           ", below Mix-LN (not named) by " + fixed(mixln_margin, 2) + "; " +
                           every_column_text(e);
   if (quote_dev <= 0.005 && margin > 0) return holds("margin " + fixed(margin, 2), det, m);
-  return fails(Fault::math_error,
+  return fails(Fault::overstatement,
                "margin " + fixed(margin, 2) + ", quote dev " + fixed(quote_dev, 2), det, m);
 }
 
@@ -186,7 +186,7 @@ Verdict check_sec42_outperforms(const Context&) {
                           fixed(quote_dev, 2) + "; " + every_column_text(e);
   if (margin > 0 && quote_dev <= 0.005)
     return holds("Avg. +" + fixed(margin, 2) + " over " + second, det, m);
-  return fails(Fault::math_error, "Avg. margin " + fixed(margin, 2), det, m);
+  return fails(Fault::overstatement, "Avg. margin " + fixed(margin, 2), det, m);
 }
 
 Verdict check_sec42_gains(const Context&) {
@@ -222,12 +222,19 @@ Verdict check_sec42_gains(const Context&) {
   // mislabels the reference row (a notation slip) when that corrected form
   // holds; otherwise the numbers are wrong.
   if (olmo_ok)
-    return fails(Fault::notation_slip, "HellaSwag gain " + fixed(hs, 2) + " not 2.67",
+    return fails(Fault::notation_slip,
+                 {"both quoted gains (3.46, 2.67) are over OLMo2-1B, not over 'the second-best "
+                  "model' (HellaSwag: " +
+                      fixed(hs, 2) + " over " + hs_who + ")",
+                  "improvements of 3.46 and 2.67 points over OLMo2-1B"},
+                 "HellaSwag gain " + fixed(hs, 2) + " not 2.67",
                  det +
                      ": the slip is the label, \"second-best model\" for OLMo2-1B; the "
                      "corrected form (improvements over OLMo2-1B) holds to the table's rounding",
                  m);
-  return fails(Fault::math_error, "HellaSwag gain " + fixed(hs, 2) + " not 2.67", det, m);
+  return fails(Fault::overstatement,
+               {"the quoted gains are not Table 1's over the second-best model or OLMo2-1B"},
+               "HellaSwag gain " + fixed(hs, 2) + " not 2.67", det, m);
 }
 
 // ---- Sec. 4.4: Fig. 9 and Table 2 -------------------------------------------------
@@ -273,8 +280,17 @@ Verdict check_fig9(const Context&) {
       "the conclusion's \"more consistent inter-layer representations\" (line 216) leans the "
       "caption's way";
   if (both_strict > 0) return holds(std::to_string(both_strict) + " consistent orderings", det, m);
-  if (corrected > 0) return fails(Fault::notation_slip, "0 of 256 orderings satisfy both", det, m);
-  return fails(Fault::math_error, "0 of 256 orderings satisfy both", det, m);
+  if (corrected > 0)
+    return fails(Fault::notation_slip,
+                 {"Fig. 9's caption (SDD's similarity 'highest') and Sec. 4.4's text ('lowest') "
+                  "contradict each other: no ordering of the 4 models satisfies both",
+                  "one word changed ('highest' <-> 'lowest'): " + std::to_string(corrected) +
+                      " orderings then satisfy both; which word is right needs the figure's data"},
+                 "0 of 256 orderings satisfy both", det, m);
+  return fails(Fault::overstatement,
+               {"Fig. 9's caption and Sec. 4.4's text contradict each other, and changing one "
+                "word does not reconcile them"},
+               "0 of 256 orderings satisfy both", det, m);
 }
 
 struct Row2 {
@@ -329,7 +345,7 @@ Verdict check_table2_lower_loss(const Context&) {
                           diverged + ", SDD-581M " + std::to_string(sdd_diverged);
   if (margin > 0 && sdd_diverged == 0 && post_deep_diverge)
     return holds("margin " + fixed(margin, 2), det, m);
-  return fails(Fault::math_error, "margin " + fixed(margin, 2), det, m);
+  return fails(Fault::overstatement, "margin " + fixed(margin, 2), det, m);
 }
 
 }  // namespace
@@ -348,6 +364,7 @@ void add_sdd_table_claims(Registrar& r) {
          .formula = "|Perplexity / exp(Loss) - 1| per row",
          .threshold =
              "holds if every deviation <= 0.0051 (the loss is printed to 0.01: exp(+-0.005))",
+         .against = "the paper's own Tables 1-2 (exp of each printed loss)",
          .check = check_table_ppl});
   r.add({.id = "sdd.table.1-avg",
          .location = "Table 1",
@@ -360,6 +377,7 @@ void add_sdd_table_claims(Registrar& r) {
          .inputs = "Table 1's 6 rows, 7 task accuracies and Avg., as printed",
          .formula = "|mean of the 7 tasks - Avg.| per row",
          .threshold = "holds if every deviation <= 0.0101 (entries and Avg. rounded to 0.01)",
+         .against = "the paper's own Table 1 (mean of the 7 printed task accuracies per row)",
          .check = check_table1_avg});
   r.add({.id = "sdd.sec.4-2-loss",
          .location = "Sec. 4.2 with Table 1",
@@ -372,11 +390,13 @@ void add_sdd_table_claims(Registrar& r) {
          .quote = "It achieves 2.65, outperforming OLMo2-1B (2.70), PostNorm-1B (2.69), "
                   "DeepNorm-1B (2.72) and nGPT-1B (2.71)",
          .reading = &kOutperformsReading,
+         .scope = Scope::summary,
          .inputs = "Table 1's Loss column (6 rows) and the 5 losses quoted in the sentence",
          .formula = "max |quoted - Table 1| over the 5 quoted losses; min over the named rows of "
                     "(row loss - SDD-1B loss); Mix-LN and the every-column reading reported",
          .threshold = "holds if every quote matches to 0.005 and the margin > 0 (a tie is not "
                       "better); fails otherwise",
+         .against = "the paper's own Table 1 Loss column",
          .check = check_sec42_loss});
   r.add({.id = "sdd.sec.4-2-outperforms",
          .location = "Sec. 4.2 with Table 1",
@@ -390,12 +410,14 @@ void add_sdd_table_claims(Registrar& r) {
          .quote = "SDD-1B consistently outperforms its counterparts, achieving the highest average "
                   "accuracy of 54.04%",
          .reading = &kOutperformsReading,
+         .scope = Scope::summary,
          .inputs = "Table 1 (6 rows: Loss, Perplexity, 7 tasks, Avg.) and the 5 averages quoted "
                    "in the sentence",
          .formula = "min over the other rows of (SDD-1B Avg. - row Avg.); max |quoted - Table 1| "
                     "over the quoted averages; per-task strict-best and loss reported",
          .threshold = "holds if the Avg. margin > 0 over every other row (a tie is not better) and "
                       "the quotes match to 0.005; the every-column reading does not decide",
+         .against = "the paper's own Table 1",
          .check = check_sec42_outperforms});
   r.add({.id = "sdd.sec.4-2-gains",
          .location = "Sec. 4.2, Downstream Evaluation",
@@ -407,11 +429,13 @@ void add_sdd_table_claims(Registrar& r) {
          .quote_line = 154,
          .quote = "Notable gains include a 3.46% and 2.67% improvement over the second-best model "
                   "on ARC-Challenge (37.57%) and HellaSwag (59.65%), respectively.",
+         .scope = Scope::summary,
          .inputs = "Table 1's ARC-C and HellaSwag columns (6 rows)",
          .formula = "SDD-1B minus the best other row per column; SDD-1B minus OLMo2-1B reported",
          .threshold = "holds if both gains match 3.46 and 2.67 to 0.011; else a notation slip if "
                       "both match the gains over OLMo2-1B (the mislabelled reference), a "
                       "mathematical error otherwise",
+         .against = "the paper's own Table 1 ARC-C and HellaSwag columns",
          .check = check_sec42_gains});
   r.add({.id = "sdd.fig.9-similarity",
          .location = "Fig. 9 caption and Sec. 4.4, Layer-wise Similarity",
@@ -424,6 +448,7 @@ void add_sdd_table_claims(Registrar& r) {
          .quote = "SDD-1B achieves the highest inter-layer similarity, indicating more stable "
                   "feature propagation.",
          .reading = &kOutperformsReading,
+         .scope = Scope::summary,
          .inputs = "the caption (line 173) and the text (line 183, \"SDD-1B exhibits the lowest "
                    "similarity\"); the 4 models of Fig. 9; the figure's values are not in the "
                    "paper",
@@ -432,6 +457,8 @@ void add_sdd_table_claims(Registrar& r) {
                     "the caption read as \"lowest\"",
          .threshold = "holds if some ordering satisfies both; else a notation slip if the pair is "
                       "consistent with one word undone, a mathematical error otherwise",
+         .against = "the paper's own text: Fig. 9's caption (line 173) against Sec. 4.4 (line "
+                    "183); exhaustive enumeration of the 256 orderings of 4 models",
          .check = check_fig9});
   r.add({.id = "sdd.table.2-lower-loss",
          .location = "Sec. 4.4 with Table 2",
@@ -445,6 +472,7 @@ void add_sdd_table_claims(Registrar& r) {
          .quote = "While PostNorm-581M and DeepNorm-581M fail to converge under certain "
                   "conditions, SDD-581M consistently stabilizes training and achieves lower loss",
          .reading = &kOutperformsReading,
+         .scope = Scope::summary,
          .inputs = "Table 2: 4 models x 4 settings (base, lr*5, Initstd*0.1, wo WarmUp), Loss and "
                    "Perplexity, \"—\" as non-converged",
          .formula = "min over settings and converged baselines of (baseline loss - SDD-581M loss); "
@@ -452,6 +480,7 @@ void add_sdd_table_claims(Registrar& r) {
          .threshold = "holds if the loss margin > 0 (a tie is not better), SDD-581M converges "
                       "in all 4 settings and PostNorm-581M and DeepNorm-581M each fail in one at "
                       "least; fails otherwise",
+         .against = "the paper's own Table 2",
          .check = check_table2_lower_loss});
 }
 

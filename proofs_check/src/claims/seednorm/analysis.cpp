@@ -186,6 +186,10 @@ void add_seednorm_analysis_claims(Registrar& r) {
                   "alpha_k + gamma_k) x_k / RMS(x); also with eps = 1e-6 at k = 1e-3 "
                   "(reported)",
        .threshold = kForwardThreshold,
+       .against = "the reference forward evaluated at k x (eps = 0), Real50, against the right "
+                  "side typed from eq. 5",
+       .trivial = "with eps = 0, kx / RMS(kx) = x / RMS(x) for k > 0 is the 1-homogeneity of RMS: "
+                  "it holds for any implementation of eq. 4",
        .check = check_eq5});
   r.add(
       {.id = "seednorm.eq.5.grad-f",
@@ -202,6 +206,8 @@ void add_seednorm_analysis_claims(Registrar& r) {
        .formula = "J = sech^2(x . beta) alpha^T beta (D x D, J(k, l) = df_k/dx_l); dL/dx = "
                   "dy J, against the FD of f(x) = tanh(x . beta) alpha + gamma",
        .threshold = kFd50Threshold,
+       .against = "50-digit central finite differences of f(x) = tanh(x . beta) alpha + gamma (f "
+                  "as the paper defines it)",
        .check = check_eq5_grad_f});
   r.add(
       {.id = "seednorm.sec.3.1.init",
@@ -221,6 +227,8 @@ void add_seednorm_analysis_claims(Registrar& r) {
        .threshold = "holds if dalpha = dbeta = 0 exactly at (0, 0), dalpha = 0 exactly and "
                     "max |dbeta| > 1e-3 at (1, 0), and the beta = 0 forward equals RMSNorm to "
                     "1e-40",
+       .against = "norm::seednorm::backward in Real50 (the reference backward, FD-validated "
+                  "against 50-digit differences in the eq. 6 / Appendix B claims), exact zeros",
        .check = check_init});
   r.add({.id = "seednorm.sec.3.1.grad-limits",
          .location = "Sec. 3.1, B.5",
@@ -238,6 +246,8 @@ void add_seednorm_analysis_claims(Registrar& r) {
                     "k = 1e3 max(1, 1/|z|) over ||(alpha (.) r)^T x||, z = x . beta",
          .threshold = "holds if gamma's gradient moves <= 1e-40 (relative), alpha's is <= 1e-5 "
                       "|r| at k = 1e-6, and beta's is <= 1e-5 of its scale at both ends",
+         .against = "eq. 6's gamma, alpha and beta gradient lines (each FD-verified in its own "
+                    "claim) evaluated in Real50 at x -> k x, k = 1e-6 ... 1e6",
          .check = check_grad_limits});
   r.add({.id = "seednorm.sec.3.1.tanh-bound",
          .location = "Sec. 3.1 (line 224)",
@@ -251,6 +261,8 @@ void add_seednorm_analysis_claims(Registrar& r) {
          .inputs = point_inputs(1, kTid + 150) + "; x -> k x, k = 1e-6, 1e-2, 3, 1e3, 1e6 (Real50)",
          .formula = "max over k of ||tanh(k x . beta) r|| / ||r||",
          .threshold = "holds if the ratio is <= 1 at every k",
+         .against = "closed form typed from the statement itself (|tanh| <= 1)",
+         .trivial = "|tanh| <= 1, so ||tanh(k x . beta) r|| <= ||r|| for every input",
          .check = check_tanh_bound});
 }
 

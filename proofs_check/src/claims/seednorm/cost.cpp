@@ -155,7 +155,12 @@ Verdict check_madd_total(const Context&) {
   const std::string fig = std::to_string(ok) + "/" + std::to_string(std::size(kModels)) + " models";
   if (ok == static_cast<int>(std::size(kModels)))
     return holds(fig, "per-token multiply-adds of every SeeDNorm in the network", m);
-  return fails(Fault::math_error, fig,
+  return fails(Fault::math_error,
+               {"Appendix E counts one D/H-wide Q/K norm per layer where each token runs it on "
+                "all H heads: " +
+                    first,
+                "(16N + 4) D - 2N(H + 1) - 1 multiply-adds per token"},
+               fig,
                first +
                    "; the paper counts one D/H-wide Q/K norm per layer where each token runs "
                    "it on all H heads: total = (16N + 4) D - 2N(H + 1) - 1 (the paper's algebra "
@@ -184,6 +189,8 @@ void add_seednorm_cost_claims(Registrar& r) {
                   "counted as seednorm::init's alpha + beta + gamma minus rmsnorm::init's "
                   "gamma; against (2 x 2D + 2 x 2 x D/H) N + 2D and 4ND + 4ND/H + 2D",
        .threshold = "holds if the count equals both forms in every model; fails otherwise",
+       .against = "exact parameter count per config (alpha + beta sizes from seednorm::init per "
+                  "norm) and both sides of the paper's sum evaluated in integers for 5 configs",
        .check = check_params});
   r.add({.id = "seednorm.app.E.per-token",
          .location = "Appendix E (lines 1636-1639)",
@@ -200,6 +207,9 @@ void add_seednorm_cost_claims(Registrar& r) {
                     "(tanh, sqrt and 1/RMS left out of both); SeeDNorm's count minus RMSNorm's",
          .threshold = "holds if the extra counts are 2D multiplications and 2D - 1 additions at "
                       "every D; fails otherwise",
+         .against =
+             "exact operation count: one token through RMSNorm and SeeDNorm on a counting scalar "
+             "(the check's own operation sequence, written from eq. 4's bracket), D = 8, 64, 1024",
          .check = check_madd_per_token});
   r.add(
       {.id = "seednorm.app.E.madds",
@@ -218,6 +228,9 @@ void add_seednorm_cost_claims(Registrar& r) {
                   "seednorm.app.E.per-token; against (4D - 1)(2N + 1) + (4D/H - 1) 2N",
        .threshold = "holds if the recount equals the paper's sum in every model; fails "
                     "otherwise",
+       .against = "exact operation count per config: 2N + 1 full-width norms plus 2N Q/K norms "
+                  "each run on all H heads of width D/H, every norm counted with the counting "
+                  "scalar of seednorm.app.E.per-token, 5 configs",
        .check = check_madd_total});
 }
 

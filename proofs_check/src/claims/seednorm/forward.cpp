@@ -252,7 +252,13 @@ Verdict check_alg2(const Context& ctx) {
       "eq. 7 to " +
       sci(err);
   if (!out)
-    return fails(fixed_ok ? Fault::notation_slip : Fault::math_error, "broadcast error",
+    return fails(fixed_ok ? Fault::notation_slip : Fault::math_error,
+                 {"Algorithm 2 adds the [B, H, N, D/H] dynamic scale to gamma [D] without "
+                  "transposing and reshaping it back: the shapes do not broadcast",
+                  fixed_ok ? "dynamic_scale.transpose(1, 2).reshape(B, N, D) + self.gamma, which "
+                             "equals eq. 7"
+                           : ""},
+                 "broadcast error",
                  "B=2, N=3, D=8, H=2: `dynamic_scale + self.gamma` adds " +
                      (dyn ? shape_text(*dyn) : std::string("?")) +
                      " and [8], which do not "
@@ -350,7 +356,11 @@ Verdict check_alg3(const Context& ctx) {
   const bool typical_ok = typical <= 1e-5;
   if (!std::isfinite(e400_f) || !typical_ok)
     return fails(
-        Fault::math_error, "NaN at x = -400",
+        Fault::math_error,
+        {"Algorithm 3's tanh as (1 - exp(-2z)) / (1 + exp(-2z)) overflows to NaN for z < " +
+             fixed(lo, 2) + " in float32, where eq. 4 is finite",
+         "tanh(z) evaluated stably (sign(z) (1 - e^(-2|z|)) / (1 + e^(-2|z|)))"},
+        "NaN at x = -400",
         "D = 8, beta = 1/D, x = -400 * 1 (z = -400): exp(-2z) overflows and the kernel "
         "returns (1 - inf) / (1 + inf) = NaN where eq. 4 gives (gamma - alpha) (-1); "
         "shrunk: non-finite for z < " +
@@ -381,6 +391,8 @@ void add_seednorm_forward_claims(Registrar& r) {
        .formula = "norm::rmsnorm::forward against gamma_k x_k / sqrt(sum_i x_i^2 / D + eps), "
                   "row by row",
        .threshold = kForwardThreshold,
+       .against =
+           "the audit's row-by-row transcription of eq. 2 in Real50 (independent of norm::rmsnorm)",
        .check = check_eq2});
   r.add(
       {.id = "seednorm.eq.3",
@@ -397,6 +409,7 @@ void add_seednorm_forward_claims(Registrar& r) {
                  gauss_real50,
        .formula = "norm::dyt::forward against gamma_k tanh(alpha x_k) + beta_k",
        .threshold = kForwardThreshold,
+       .against = "the audit's element-wise transcription of eq. 3 in Real50",
        .check = check_eq3});
   r.add(
       {.id = "seednorm.eq.3.grad",
@@ -413,6 +426,8 @@ void add_seednorm_forward_claims(Registrar& r) {
        .formula = "J(k, l) = alpha sech^2(alpha x_k) gamma_k delta_kl; dL/dx = dy J, against "
                   "the FD of norm::dyt::forward",
        .threshold = kFd50Threshold,
+       .against = "50-digit central finite differences of the reference DyT forward "
+                  "(norm::dyt::forward, itself conformance-checked in seednorm.eq.3)",
        .check = check_eq3_grad});
   r.add(
       {.id = "seednorm.eq.4",
@@ -431,24 +446,28 @@ void add_seednorm_forward_claims(Registrar& r) {
        .formula = "norm::seednorm::forward (heads = 1) against (tanh(x . beta) alpha_k + "
                   "gamma_k) x_k / sqrt(mean x^2 + eps), row by row",
        .threshold = kForwardThreshold,
+       .against = "seednorm_eq, the audit's transcription of eq. 4 in Real50 (independent of "
+                  "norm::seednorm)",
        .check = check_eq4});
-  r.add({.id = "seednorm.alg.1",
-         .location = "Appendix D, Algorithm 1 (lines 1581-1597)",
-         .statement = "Algorithm 1 computes eq. 4 on x in R^{N x D}: every line's shapes "
-                      "broadcast to eq. 4's N x D output",
-         .kind = Kind::exact,
-         .relied_on = false,
-         .basis = Basis::paper,
-         .quote_line = 185,
-         .quote = "Algorithm 1 presents the PyTorch-style pseudocode for the SeeDNorm "
-                  "implementation.",
-         .inputs = "shapes only: x [N, D] = [5, 8] (eq. 4's shape), and [B, N, D] = [2, 5, 8] "
-                   "for the note",
-         .formula = "PyTorch broadcasting of the listing's lines: x @ beta -> [N]; "
-                    "unsqueeze(1) -> [N, 1]; * alpha [D] -> [N, D]; + gamma; * x",
-         .threshold = "holds if the 2-D lines broadcast to [N, D]; fails on a broadcast error "
-                      "or another shape",
-         .check = check_alg1});
+  r.add(
+      {.id = "seednorm.alg.1",
+       .location = "Appendix D, Algorithm 1 (lines 1581-1597)",
+       .statement = "Algorithm 1 computes eq. 4 on x in R^{N x D}: every line's shapes "
+                    "broadcast to eq. 4's N x D output",
+       .kind = Kind::exact,
+       .relied_on = false,
+       .basis = Basis::paper,
+       .quote_line = 185,
+       .quote = "Algorithm 1 presents the PyTorch-style pseudocode for the SeeDNorm "
+                "implementation.",
+       .inputs = "shapes only: x [N, D] = [5, 8] (eq. 4's shape), and [B, N, D] = [2, 5, 8] "
+                 "for the note",
+       .formula = "PyTorch broadcasting of the listing's lines: x @ beta -> [N]; "
+                  "unsqueeze(1) -> [N, 1]; * alpha [D] -> [N, D]; + gamma; * x",
+       .threshold = "holds if the 2-D lines broadcast to [N, D]; fails on a broadcast error "
+                    "or another shape",
+       .against = "PyTorch broadcasting rules applied to the listing's shapes (coded in the check)",
+       .check = check_alg1});
   r.add({.id = "seednorm.alg.1-value",
          .location = "Appendix D, Algorithm 1 (lines 1581-1597)",
          .statement = "Algorithm 1's operations, in its order, give eq. 4's values",
@@ -464,6 +483,7 @@ void add_seednorm_forward_claims(Registrar& r) {
          .formula = "per row: rescale = tanh(x . beta); xh = x / RMS(x); (rescale alpha + gamma) "
                     "(.) xh, against the transcription of eq. 4",
          .threshold = kForwardThreshold,
+         .against = "seednorm_eq, the audit's transcription of eq. 4 in Real50",
          .check = check_alg1_value});
   r.add(
       {.id = "seednorm.eq.7",
@@ -483,6 +503,7 @@ void add_seednorm_forward_claims(Registrar& r) {
        .formula = "norm::seednorm::forward (heads = H) against (tanh(x_h . beta_h) alpha_k + "
                   "gamma_k) x_k / RMS(x), h the head of k",
        .threshold = kForwardThreshold,
+       .against = "seednorm_eq with H heads, the audit's transcription of eq. 7 in Real50",
        .check = check_eq7});
   r.add({.id = "seednorm.alg.2",
          .location = "Appendix D, Algorithm 2 (lines 1601-1624)",
@@ -501,6 +522,8 @@ void add_seednorm_forward_claims(Registrar& r) {
          .threshold = "holds if the listing runs and gives [B,N,D]; fails on a broadcast error "
                       "(a notation slip when the corrected listing equals eq. 7 to 1e-40, a "
                       "mathematical error otherwise)",
+         .against = "PyTorch broadcasting rules on the listing's shapes, and the corrected "
+                    "listing's index arithmetic against the eq. 7 transcription in Real50",
          .check = check_alg2});
   r.add({.id = "seednorm.alg.3",
          .location = "Appendix E, Algorithm 3 (lines 1672-1726)",
@@ -517,6 +540,9 @@ void add_seednorm_forward_claims(Registrar& r) {
                     "(1 + e^{-2z}), y = x / rms (w + alpha t); against eq. 4 in Real50",
          .threshold = "holds if typical rows agree to <= 1e-5 (relative, max) and the output at "
                       "z = -400 is finite; fails otherwise",
+         .against =
+             "eq. 4 transcription in Real50 against a float32 (and float64) re-implementation "
+             "of the kernel, with a 60-step bisection for the overflow threshold",
          .check = check_alg3});
   r.add(
       {.id = "seednorm.eq.8",
@@ -536,6 +562,8 @@ void add_seednorm_forward_claims(Registrar& r) {
        .formula = "norm::adaseednorm::forward against [(tanh(x . beta) alpha_k + 1) x_k / "
                   "RMS(x)] (1 + gamma(c)_k) + eta(c)_k",
        .threshold = kForwardThreshold,
+       .against = "the audit's transcription of eq. 8 in Real50 (seednorm_eq with gamma = 1, then "
+                  "(1 + gamma(c)) and + eta(c))",
        .check = check_eq8});
 }
 

@@ -136,6 +136,11 @@ Verdict check_eq28(const Context& ctx) {
       "delta_ij of eq. 27: the slip is the dropped head mask; with it, err " +
       sci(mk.measured[0].value) + "; with H = 1 it is eq. 26 (err " + sci(h1.measured[0].value) +
       ")";
+  if (v.status == Status::fails)
+    v.finding = {
+        "eq. 28's first term is a full outer product across heads: it drops eq. 27's "
+        "head mask delta_ij",
+        mk.status == Status::holds ? "the first term masked by delta_ij" : ""};
   return v;
 }
 
@@ -274,6 +279,8 @@ void add_seednorm_input_grads_claims(Registrar& r) {
          .inputs = point_inputs(1, kTid + 310),
          .formula = "J(0, l) = sech^2(x . beta) beta_l (1 x D), against the FD of tanh(x . beta)",
          .threshold = kFd50Threshold,
+         .against =
+             "50-digit central finite differences of tanh(x . beta) (the left side's function)",
          .check = check_eq24});
   r.add(
       {.id = "seednorm.eq.25",
@@ -289,6 +296,7 @@ void add_seednorm_input_grads_claims(Registrar& r) {
        .formula = "J = I / RMS - x^T x / (D RMS^3), RMS = sqrt(mean x^2 + eps), against the FD "
                   "of r = x / RMS(x)",
        .threshold = std::string(kFd50Threshold) + ", at both eps",
+       .against = "50-digit central finite differences of r = x / RMS(x), eps = 0 and eps = 1e-3",
        .check = check_eq25});
   r.add(
       {.id = "seednorm.eq.26",
@@ -305,6 +313,8 @@ void add_seednorm_input_grads_claims(Registrar& r) {
        .formula = "J = sech^2(x . beta) (alpha (.) r)^T beta + diag(s + gamma) / RMS - (s + "
                   "gamma)^T 1_{1xD} (.) x^T x / (D RMS^3); dL/dx = dy J",
        .threshold = kFd50Threshold,
+       .against = "50-digit central finite differences of SeeDNorm's forward typed from eq. 4/7 "
+                  "(eq. 15, eps = 0), at a random point",
        .check = check_eq26});
   r.add(
       {.id = "seednorm.eq.27",
@@ -323,6 +333,8 @@ void add_seednorm_input_grads_claims(Registrar& r) {
                   "FD of sigma_k = tanh(z_h(k)); also against the FD of s_k = tanh(z_h(k)) "
                   "alpha_k (reported)",
        .threshold = kFd50Threshold,
+       .against = "50-digit central finite differences of sigma_k = tanh(x_hi . beta_hi^T) (H = "
+                  "2); the literal left side ds_k/dx_l also measured",
        .check = check_eq27});
   r.add(
       {.id = "seednorm.eq.28",
@@ -343,6 +355,9 @@ void add_seednorm_input_grads_claims(Registrar& r) {
                   "also with the head mask on the first term, and at H = 1",
        .threshold = std::string(kFd50Threshold) +
                     " (a notation slip when the form with the head mask holds)",
+       .against = "50-digit central finite differences of SeeDNorm's forward typed from eq. 4/7 "
+                  "(eq. 15, eps = 0), at a random point (H = 2); the masked form and the H = 1 "
+                  "case measured beside it",
        .check = check_eq28});
   r.add(
       {.id = "seednorm.eq.29",
@@ -359,6 +374,8 @@ void add_seednorm_input_grads_claims(Registrar& r) {
        .formula = "diag(g)/RMS(kx) - g^T 1 (.) (kx)^T (kx) / (D RMS^3(kx)), g = tanh(k x . "
                   "beta) alpha + gamma, against eq. 29's second and third lines",
        .threshold = kForwardThreshold,
+       .against = "direct Real50 evaluation of eq. 29's first line (eq. 26's last two terms at kx, "
+                  "which seednorm.eq.26 verifies against FD), k = 1e-4..1e4",
        .check = check_eq29});
   r.add(
       {.id = "seednorm.eq.29.large-k",
@@ -377,6 +394,9 @@ void add_seednorm_input_grads_claims(Registrar& r) {
                   "k J(kx) at the largest k against rms_terms with s = sign(x . beta) alpha",
        .threshold = "holds approximately if |slope + 1| <= 1e-6 and the limit agrees to 1e-6 "
                     "(relative) for both signs of x . beta; fails otherwise",
+       .against = "Jacobian from the reference backward (norm::seednorm::backward, itself within "
+                  "~5e-36 of 50-digit FD in the formula claims) at kx, Real50: log-log slope over "
+                  "k = 1e2..1e6 and k J(kx) against the sign(x . beta) limit",
        .check = check_eq29_large});
   r.add(
       {.id = "seednorm.eq.29.small-k",
@@ -395,6 +415,8 @@ void add_seednorm_input_grads_claims(Registrar& r) {
                   "eps = 1e-6 gradient reported",
        .threshold = "holds approximately if |slope + 1| <= 1e-2 and the limit agrees to 1e-5 "
                     "(relative); fails otherwise",
+       .against = "Jacobian from the reference backward at kx, Real50: log-log slope over k = "
+                  "1e-6..1e-2 and k J(kx) against the gamma-only limit",
        .check = check_eq29_small});
 }
 

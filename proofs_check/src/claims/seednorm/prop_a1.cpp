@@ -251,6 +251,7 @@ void add_seednorm_prop_a1_claims(Registrar& r) {
        .formula = "J1 = (I - r^T r / D) / RMS and J2 = (sqrt(D) / ||x||)(I - x^T x / ||x||^2), "
                   "each against the FD of r = x / RMS(x)",
        .threshold = std::string(kFd50Threshold) + ", for both forms at eps = 0",
+       .against = "50-digit central finite differences of r = x / RMS(x)",
        .check = check_eq9});
   r.add({.id = "seednorm.eq.10",
          .location = "Appendix A, eq. 10",
@@ -267,6 +268,7 @@ void add_seednorm_prop_a1_claims(Registrar& r) {
                     "RMS(x) in x_d (h = 1e-12, Real50), each d",
          .threshold = "holds if the max relative error is <= 1e-30 (the difference's own error "
                       "~1e-38); fails otherwise",
+         .against = "Richardson-extrapolated central difference of x_d / RMS(x) in x_d, Real50",
          .check = check_eq10});
   r.add({.id = "seednorm.prop.A1.ode",
          .location = "Appendix A, eq. 11-14",
@@ -283,6 +285,9 @@ void add_seednorm_prop_a1_claims(Registrar& r) {
                     "form against eq. 14's tanh",
          .threshold = "holds if the worst relative error of the three is <= 1e-30; fails "
                       "otherwise",
+         .against =
+             "Richardson-extrapolated central differences in Real50 of the closed-form solution "
+             "and antiderivative, against the ODE right side and the integrand (no random draw)",
          .check = check_propA1_ode});
   r.add({.id = "seednorm.prop.A1",
          .location = "Proposition A.1 (line 871); Sec. 2 (line 133)",
@@ -304,6 +309,9 @@ void add_seednorm_prop_a1_claims(Registrar& r) {
                     "log-log slope of the medians over D",
          .threshold = "holds approximately if the median tangent-space error falls with D "
                       "(slope < -0.5) and is < 0.05 at the largest D; fails otherwise",
+         .against = "closed-form Jacobians (DyT's sech^2 form, FD-verified in seednorm.eq.3.grad; "
+                    "RMSNorm's eq. 9, FD-verified in seednorm.eq.9) over 9 Gaussian draws per D, D "
+                    "= 16, 64, 256, median, log-log slope, 3 seeds",
          .check = check_propA1});
 }
 

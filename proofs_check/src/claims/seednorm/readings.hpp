@@ -57,4 +57,19 @@ inline const Reading kHeadRowReading{
     "written as a row; the two equations are judged as printed, and the head mask they drop is "
     "named as the slip, with the masked form measured"};
 
+// "the average perplexities (PPL) and losses" of Tables 1, 4 and 18.
+inline const Reading kPplReading{
+    "seednorm.reading.ppl",
+    "\"we report the average perplexities (PPL) and losses on the c4_en-validation dataset\" "
+    "(line 319), the PPL and Loss columns of Tables 1, 4 and 18",
+    "PPL = exp(Loss), the perplexity of the average token loss (how language-model evaluations "
+    "usually report it, and what most of the tables' distinct Loss/PPL pairs satisfy to the "
+    "printed rounding, as the verdict counts): a printed PPL must lie within the rounding of "
+    "exp(printed Loss)",
+    "PPL the average of per-document (or per-batch) perplexities: by Jensen's inequality that "
+    "average is >= exp(average loss), so a PPL may exceed exp(Loss) but never fall below it "
+    "beyond the rounding; evaluated beside, its verdict reported (not preferred: 'average' can "
+    "qualify the losses as well, and the pairs that satisfy the first reading do so to the "
+    "rounding, which an average of perplexities would not)"};
+
 }  // namespace scaleref::audit::seednorm_claims

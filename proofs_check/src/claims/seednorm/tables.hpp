@@ -219,12 +219,37 @@ inline void add_readings(std::vector<Measure>& m, const std::string& prefix, con
 }
 inline bool all_ok(const CellTally& t) { return t.ok == t.cells; }
 
-// A table-summarizing sentence that the numbers contradict is a mathematical
-// error: no reading of its notation makes the table say it.
+// A table-summarizing sentence that the numbers contradict is an
+// overstatement (Scope::summary): the sentence is stronger than the table it
+// summarizes; the figure and detail give the cells for and against.
 inline Verdict judged(bool ok, const std::string& figure, const std::string& detail,
                       std::vector<Measure> m) {
   return ok ? holds(figure, detail, std::move(m))
-            : fails(Fault::math_error, figure, detail, std::move(m));
+            : fails(Fault::overstatement, figure, detail, std::move(m));
+}
+
+// A sentence whose verdict is computed under each reading kOutperformsReading
+// records (claims/support.hpp): the main metric strictly better (preferred),
+// every column strictly better, and the main metric never worse (ties
+// allowed). Each reading holds when all its cells do, else the sentence is an
+// overstatement under it, with `finding` (what the preferred reading finds
+// wrong). by_reading then gives one verdict when the readings agree, else
+// reading-dependent.
+inline Verdict outperforms_by_reading(const CellTally& main, const CellTally& every,
+                                      const CellTally& main_not_worse, const std::string& detail,
+                                      std::vector<Measure> m, const Finding& finding) {
+  const auto one = [&](const CellTally& t, const std::string& what, std::string d,
+                       std::vector<Measure> ms) {
+    const std::string fig = what + " " + t.frac();
+    return all_ok(t) ? holds(fig, std::move(d), std::move(ms))
+                     : fails(Fault::overstatement, finding, fig, std::move(d), std::move(ms));
+  };
+  return by_reading(
+      {{"main metric, strictly better", one(main, "main", detail, std::move(m))},
+       {"every column, strictly better", one(every, "all", "all columns " + described(every), {})},
+       {"main metric, ties allowed",
+        one(main_not_worse, "never worse", "main metric " + described(main_not_worse), {})}},
+      "outperforming is being better, and a summary sentence speaks of the table's main metric");
 }
 
 // What every prose claim's threshold says.
@@ -232,5 +257,10 @@ inline constexpr const char* kMainDecides =
     "the verdict follows shared.reading.outperforms: strictly better (worse) in every compared "
     "cell of the main metric, a tie not counting; the every-column tally is reported, it does not "
     "decide";
+inline constexpr const char* kEachReadingDecides =
+    "computed under each reading shared.reading.outperforms records: the main metric strictly "
+    "better in every compared cell (preferred), every column strictly better, the main metric "
+    "never worse; each holds when all its cells do, else it is an overstatement; the verdict is "
+    "reading-dependent when the readings disagree";
 
 }  // namespace scaleref::audit::seednorm_claims

@@ -178,6 +178,8 @@ void add_smallinit_method_claims(Registrar& r) {
                     "differ or the ratio varies with d (> 1e-12); holds if the ratio is 1 for "
                     "every shape (to 1e-12); holds approximately if only a shape-dependent "
                     "constant ratio separates them",
+       .against = "Glorot-Xavier variance 2 / (d_in + d_out) evaluated for the LM's shapes (d x d, "
+                  "4d x d, d x 4d; d = 256..4096)",
        .check = gamma_half_is_xavier});
   r.add({.id = "smallinit.eq.7",
          .location = "eq. 7, Sec. 4.7",
@@ -196,6 +198,8 @@ void add_smallinit_method_claims(Registrar& r) {
                     "(power iteration, tol 1e-14, double) against the same",
          .threshold = "holds if the 50-digit relative difference <= 1e-40, fails otherwise; the "
                       "power iteration's error is reported",
+         .against = "50-digit JacobiSVD singular values against the entrywise Frobenius norm; "
+                    "power iteration in double against the same",
          .check = stable_rank_identity});
   r.add(
       {.id = "smallinit.sec.4.7-sym-gap",
@@ -214,6 +218,10 @@ void add_smallinit_method_claims(Registrar& r) {
                   "l_t) / 2), l = -log p; its sign against that of p_s - p_t; |gap| < 2",
        .threshold = "holds if the absolute difference <= 1e-45, every sign matches and every "
                     "|gap| < 2; fails otherwise",
+       .against = "50-digit identity -2 tanh(Delta l / 2) (an algebraic rewrite of the definition) "
+                  "and the sign of p_s - p_t",
+       .trivial = "2 (p_s - p_t) / (p_s + p_t) has the sign of p_s - p_t because p_s + p_t > 0: "
+                  "true by the paper's definition",
        .check = sym_gap});
 }
 
