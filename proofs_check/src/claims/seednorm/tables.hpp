@@ -190,13 +190,6 @@ inline void add_tally(std::vector<Measure>& m, const std::string& name, const Ce
   m.push_back({name + "_worse", static_cast<double>(t.worse)});
 }
 
-// Each column's gain of a over b (positive = a better), as measured values.
-inline void add_gains(std::vector<Measure>& m, const std::string& tag, const LmRow& a,
-                      const LmRow& b) {
-  for (int c = 0; c < kLmCols; ++c)
-    m.push_back({tag + "gain_" + kLmCol[c], kLowerIsBetter[c] ? b.v[c] - a.v[c] : a.v[c] - b.v[c]});
-}
-
 // A sentence comparing rows of Tables 1, 4 or 18, by kOutperformsReading:
 // "main", the tables' main metric, the c4 validation Loss and PPL (columns
 // 0-1; Table 5's caption, line 1210: 'our primary metrics are validation loss
@@ -219,15 +212,6 @@ inline void add_readings(std::vector<Measure>& m, const std::string& prefix, con
 }
 inline bool all_ok(const CellTally& t) { return t.ok == t.cells; }
 
-// A table-summarizing sentence that the numbers contradict is an
-// overstatement (Scope::summary): the sentence is stronger than the table it
-// summarizes; the figure and detail give the cells for and against.
-inline Verdict judged(bool ok, const std::string& figure, const std::string& detail,
-                      std::vector<Measure> m) {
-  return ok ? holds(figure, detail, std::move(m))
-            : fails(Fault::overstatement, figure, detail, std::move(m));
-}
-
 // A sentence whose verdict is computed under each reading kOutperformsReading
 // records (claims/support.hpp): the main metric strictly better (preferred),
 // every column strictly better, and the main metric never worse (ties
@@ -235,28 +219,52 @@ inline Verdict judged(bool ok, const std::string& figure, const std::string& det
 // overstatement under it, with `finding` (what the preferred reading finds
 // wrong). by_reading then gives one verdict when the readings agree, else
 // reading-dependent.
+// A sentence that names its columns, all of them, prefers the every-column
+// reading (`every_named`): the others are then evaluated beside it.
 inline Verdict outperforms_by_reading(const CellTally& main, const CellTally& every,
                                       const CellTally& main_not_worse, const std::string& detail,
-                                      std::vector<Measure> m, const Finding& finding) {
+                                      std::vector<Measure> m, const Finding& finding,
+                                      bool every_named = false) {
   const auto one = [&](const CellTally& t, const std::string& what, std::string d,
                        std::vector<Measure> ms) {
     const std::string fig = what + " " + t.frac();
     return all_ok(t) ? holds(fig, std::move(d), std::move(ms))
                      : fails(Fault::overstatement, finding, fig, std::move(d), std::move(ms));
   };
-  return by_reading(
-      {{"main metric, strictly better", one(main, "main", detail, std::move(m))},
-       {"every column, strictly better", one(every, "all", "all columns " + described(every), {})},
-       {"main metric, ties allowed",
-        one(main_not_worse, "never worse", "main metric " + described(main_not_worse), {})}},
-      "outperforming is being better, and a summary sentence speaks of the table's main metric");
+  std::vector<ReadingOutcome> r{
+      {"main metric, strictly better",
+       one(main, "main", every_named ? "main metric " + described(main) : detail, {})},
+      {"every column, strictly better",
+       one(every, "all", every_named ? detail : "all columns " + described(every), {})},
+      {"main metric, ties allowed",
+       one(main_not_worse, "never worse", "main metric " + described(main_not_worse), {})}};
+  if (every_named) std::swap(r[0], r[1]);  // the preferred reading first
+  r[0].verdict.measured = std::move(m);
+  return by_reading(std::move(r),
+                    every_named ? "the sentence names its columns, and they are all of the table's"
+                                : "outperforming is being better, and a summary sentence speaks "
+                                  "of the table's main metric");
 }
 
+// A sentence comparing rows of Tables 1, 4 and 18, as data: the comparisons
+// that decide (row against row, the direction wanted), whether the sentence
+// names all 7 columns, and comparisons only reported. sentence_verdict
+// evaluates it under each reading (outperforms_by_reading); a new sentence
+// of these tables is a row, not a function.
+struct Compare {
+  int table;  // 1, 4 or 18
+  const char* row;
+  const char* against;
+  Want want;
+};
+struct Sentence {
+  std::vector<Compare> decide;
+  bool every_named = false;
+  std::vector<Compare> report = {};
+};
+Verdict sentence_verdict(const Sentence& s);
+
 // What every prose claim's threshold says.
-inline constexpr const char* kMainDecides =
-    "the verdict follows shared.reading.outperforms: strictly better (worse) in every compared "
-    "cell of the main metric, a tie not counting; the every-column tally is reported, it does not "
-    "decide";
 inline constexpr const char* kEachReadingDecides =
     "computed under each reading shared.reading.outperforms records: the main metric strictly "
     "better in every compared cell (preferred), every column strictly better, the main metric "
