@@ -145,6 +145,9 @@ Verdict by_reading(std::vector<ReadingOutcome> outcomes, const std::string& why_
     }
     v = make(Status::reading_dependent, std::move(figure), std::move(detail),
              std::move(outcomes.front().verdict.measured));
+    for (std::size_t i = 1; i < outcomes.size(); ++i)  // the others' measures, named by reading
+      for (const Measure& x : outcomes[i].verdict.measured)
+        v.measured.push_back({"reading" + std::to_string(i + 1) + "_" + x.name, x.value});
     v.worst_entry = outcomes.front().verdict.worst_entry;
   }
   v.readings = std::move(readings);

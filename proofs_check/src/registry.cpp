@@ -394,7 +394,7 @@ std::string findings(const std::vector<Result>& results) {
         "claims are left out\n";
   const auto line = [&](const Result& r, const std::string& kind) {
     const Verdict& v = r.verdict;
-    os << "  " << pad(kind, 23) << " " << r.claim->id << ": ";
+    os << "  " << pad(kind, 29) << " " << r.claim->id << ": ";
     if (v.status == Status::reading_dependent) {
       for (std::size_t i = 0; i < v.readings.size(); ++i)
         os << (i ? "; " : "") << "under " << v.readings[i].reading << (i ? "" : " (preferred)")

@@ -68,7 +68,8 @@
 //   not run              the check threw, or returned a verdict its scope
 //                        does not allow; the detail is the message
 //
-// Two marks beside the verdict, on every claim about the papers:
+// Two marks beside the verdict (against on every claim about the papers;
+// trivial on any claim, conformance checks included):
 //   against   what the verdict was computed against (50-digit finite
 //             differences, the tape, a Monte Carlo estimate with its standard
 //             error, an RK4 integration, the paper's own table): --explain
@@ -239,8 +240,9 @@ Verdict inconclusive(std::string figure, std::string detail, std::vector<Measure
 // the same status and fault, the verdict is the preferred reading's (its
 // detail naming the others); else it is reading-dependent, its figure the
 // readings' figures in order ("18/22 | 22/22"), its detail the preferred
-// reading, why, and each reading's verdict, figure and detail; the measures are the preferred
-// reading's. Either way Verdict::readings keeps every reading's verdict.
+// reading, why, and each reading's verdict, figure and detail; the measures
+// are the preferred reading's, then the k-th reading's as "readingk_<name>".
+// Either way Verdict::readings keeps every reading's verdict.
 struct ReadingOutcome {
   std::string reading;
   Verdict verdict;

@@ -56,10 +56,11 @@ Verdict outperforms_verdict(bool mean_ok, bool every_ok, double min_margin,
   m.push_back({"min_mean_margin", min_margin});
   Verdict on_mean = mean_ok ? holds(figure, detail, std::move(m))
                             : fails(Fault::overstatement, finding, figure, detail, std::move(m));
-  Verdict on_every = every_ok
-                         ? holds(figure, "every task above")
-                         : fails(Fault::overstatement, {"a row is not above on every task"}, figure,
-                                 "some task not above (the detail of the Mean reading lists them)");
+  Verdict on_every =
+      every_ok
+          ? holds("every task above", "every task above")
+          : fails(Fault::overstatement, {"a row is not above on every task"}, "a task not above",
+                  "some task not above (the detail of the Mean reading lists them)");
   return by_reading({{"the Mean", std::move(on_mean)}, {"every task", std::move(on_every)}},
                     "the sentences name no single task, and the tables' Mean is their summary");
 }

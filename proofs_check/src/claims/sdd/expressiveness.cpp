@@ -171,15 +171,21 @@ Verdict check_appd_reverse(const Context& ctx) {
                           " (eq. 19 needs V of large effective rank); 128 x ~ N(0,I) per point";
   // "Any V" is false for V of low effective rank whatever the notation: a
   // mathematical error (eq. 19's ||Lambda z|| ~ ||Lambda|| fails there).
+  const std::vector<double>& low = rank1_counter ? rmis : lmis;
   if (rank1_counter || spec_counter)
     return fails(
         Fault::math_error,
-        {"'for any V' is false: for V of low effective rank (rank 1, singular values "
-         "1/i) the matching W misses the SDD output by " +
-             fixed(rank1_counter ? rmis.back() : lmis.back(), 2) +
-             " at every n (eq. 19's ||Lambda z|| ~ ||Lambda|| needs large effective "
+        {"'for any V' is false: for V of low effective rank (" +
+             std::string(rank1_counter ? "rank 1" : "singular values 1/i") +
+             ") the matching W misses the SDD output by " +
+             fixed(*std::min_element(low.begin(), low.end()), 2) + ".." +
+             fixed(*std::max_element(low.begin(), low.end()), 2) +
+             " for n = " + fmt_n(dims.front()) + ".." + fmt_n(dims.back()) +
+             ", not shrinking with n (eq. 19's ||Lambda z|| ~ ||Lambda|| needs large effective "
              "rank)",
-         "for V of large effective rank (Gaussian V: mismatch ~ n^" + fixed(fg.slope, 2) + ")"},
+         gaussian_ok
+             ? "for V of large effective rank (Gaussian V: mismatch ~ n^" + fixed(fg.slope, 2) + ")"
+             : ""},
         "mismatch " + fixed(rank1_counter ? rmis.back() : lmis.back(), 2) + " (" +
             (rank1_counter ? "rank-1" : "gamma_i=1/i") + " V, n=" + fmt_n(dims.back()) + ")",
         det, m);

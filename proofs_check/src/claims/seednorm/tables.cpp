@@ -197,7 +197,8 @@ Verdict check_ppl_loss_trend(const Context&) {
                      " pairs differ in Loss with PPL tied at 2 decimals); the ordering holds "
                      "although some PPLs are not exp(Loss) (seednorm.table.1-4-18-ppl)",
                  m);
-  return fails(Fault::overstatement, fig, "first reversed pair: " + first, m);
+  return fails(Fault::notation_slip, {"Loss and PPL order a pair of rows differently: " + first},
+               fig, "first reversed pair: " + first, m);
 }
 
 }  // namespace

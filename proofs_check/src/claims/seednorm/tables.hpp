@@ -267,8 +267,9 @@ Verdict sentence_verdict(const Sentence& s);
 // What every prose claim's threshold says.
 inline constexpr const char* kEachReadingDecides =
     "computed under each reading shared.reading.outperforms records: the main metric strictly "
-    "better in every compared cell (preferred), every column strictly better, the main metric "
-    "never worse; each holds when all its cells do, else it is an overstatement; the verdict is "
+    "better (or worse, as the sentence wants) in every compared cell (preferred), every column "
+    "strictly so, the main metric with ties allowed; each holds when all its cells do, else it is "
+    "an overstatement; the verdict is "
     "reading-dependent when the readings disagree";
 
 }  // namespace scaleref::audit::seednorm_claims

@@ -88,8 +88,8 @@ Verdict check_thm32(const Context& ctx) {
   if (worst > 5)
     return fails(slip ? Fault::notation_slip : Fault::math_error,
                  {"Theorem 3.2 says the dot product's variance is inversely proportional to D; "
-                  "it grows as D (log-log slope " +
-                      fixed(f.slope, 3) + ")",
+                  "its log-log slope in D is " +
+                      fixed(f.slope, 3) + ", not -1",
                   slip ? "Var(x . y) proportional to D (B.6's own D sigma^4)" : ""},
                  "slope " + fixed(f.slope, 3) + " (claimed -1)",
                  regime + ": Var grows as D (Var at D=" + std::to_string(s1.front().d) + " " +
