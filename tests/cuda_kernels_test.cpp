@@ -110,14 +110,27 @@ struct Batch {
         v[i * stride + j] = std::sin(0.37 * (i * d + j) + salt) * (1 + 0.01 * j);
     return v;
   }
+  // An output buffer as a kernel should find it: every entry, the padding
+  // too, a NaN, so that a copy to the host reads only written bytes
+  // (initcheck) and an entry the kernel writes where it should not shows.
+  template <class T>
+  static std::vector<T> poisoned() {
+    return std::vector<T>(n * stride, std::numeric_limits<T>::quiet_NaN());
+  }
+  static bool padding_untouched(const auto& h) {
+    for (std::int64_t i = 0; i < n; ++i)
+      for (std::int64_t j = d; j < stride; ++j)
+        if (!std::isnan(h[i * stride + j])) return false;
+    return true;
+  }
 };
 
 TEST_F(CudaKernels, RmsNormInDoubleMatchesTheReference) {
   const Batch b;
   std::vector<double> gamma(Batch::d);
   for (std::int64_t j = 0; j < Batch::d; ++j) gamma[j] = 0.5 + 0.001 * j;
-  cuda::DeviceBuffer<double> x(b.x), dy(b.dy), y(b.x.size()), dx(b.x.size()), g(gamma),
-      dg(gamma.size());
+  cuda::DeviceBuffer<double> x(b.x), dy(b.dy), y(Batch::poisoned<double>()),
+      dx(Batch::poisoned<double>()), g(gamma), dg(gamma.size());
   const Rows<double> xv{x.data(), Batch::n, Batch::d, Batch::stride};
   const Rows<double> yv{y.data(), Batch::n, Batch::d, Batch::stride};
   const Rows<double> dyv{dy.data(), Batch::n, Batch::d, Batch::stride};
@@ -128,6 +141,8 @@ TEST_F(CudaKernels, RmsNormInDoubleMatchesTheReference) {
   cuda::rmsnorm::backward<double>({g.data()}, {}, cache, cuda::as_const(xv), cuda::as_const(dyv),
                                   dxv, {dg.data()}, ws);
   const auto hy = y.download(), hdx = dx.download(), hdg = dg.download();
+  EXPECT_TRUE(Batch::padding_untouched(hy));
+  EXPECT_TRUE(Batch::padding_untouched(hdx));
 
   Mat<double> X(Batch::n, Batch::d), DY(Batch::n, Batch::d);
   for (std::int64_t i = 0; i < Batch::n; ++i)
@@ -154,7 +169,7 @@ TEST_F(CudaKernels, SeedNormBackwardReplaysBitForBit) {
   const Batch b;
   std::vector<float> x(b.x.begin(), b.x.end()), dy(b.dy.begin(), b.dy.end());
   std::vector<float> alpha(Batch::d, 0.7f), beta(Batch::d, 0.01f), gamma(Batch::d, 1.1f);
-  cuda::DeviceBuffer<float> X(x), DY(dy), Y(x.size()), A(alpha), B(beta), G(gamma);
+  cuda::DeviceBuffer<float> X(x), DY(dy), Y(Batch::poisoned<float>()), A(alpha), B(beta), G(gamma);
   const Rows<float> xv{X.data(), Batch::n, Batch::d, Batch::stride};
   const Rows<float> yv{Y.data(), Batch::n, Batch::d, Batch::stride};
   const Rows<float> dyv{DY.data(), Batch::n, Batch::d, Batch::stride};
@@ -166,7 +181,8 @@ TEST_F(CudaKernels, SeedNormBackwardReplaysBitForBit) {
   cuda::seednorm::forward<float>(p, c, cuda::as_const(xv), yv, &cache);
   std::vector<std::vector<float>> runs;
   for (int run = 0; run < 2; ++run) {
-    cuda::DeviceBuffer<float> dx(x.size()), da(alpha.size()), db(beta.size()), dg(gamma.size());
+    cuda::DeviceBuffer<float> dx(Batch::poisoned<float>()), da(alpha.size()), db(beta.size()),
+        dg(gamma.size());
     const Rows<float> dxv{dx.data(), Batch::n, Batch::d, Batch::stride};
     cuda::seednorm::backward<float>(p, c, cache, cuda::as_const(xv), cuda::as_const(dyv), dxv,
                                     {da.data(), db.data(), dg.data()}, ws);
@@ -178,6 +194,7 @@ TEST_F(CudaKernels, SeedNormBackwardReplaysBitForBit) {
     runs.push_back(all);
   }
   ASSERT_EQ(runs[0].size(), runs[1].size());
+  EXPECT_TRUE(Batch::padding_untouched(runs[0]));  // dx's, at the front
   EXPECT_EQ(std::memcmp(runs[0].data(), runs[1].data(), runs[0].size() * sizeof(float)), 0);
 }
 

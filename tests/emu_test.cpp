@@ -380,9 +380,9 @@ TEST(EmuRacecheck, EveryReadOfAnIntervalIsHeldAgainstALaterWrite) {
   EXPECT_NE(e.find("thread (2, 0, 0) writes it at " + line_of(kLaterReaderWrite)),
             std::string::npos)
       << e;
-  EXPECT_NE(e.find("thread (1, 0, 0) read it at " + line_of(kLaterReaderRead) +
-                   " (other threads too)"),
-            std::string::npos)
+  EXPECT_NE(
+      e.find("thread (1, 0, 0) read it at " + line_of(kLaterReaderRead) + " (other threads too)"),
+      std::string::npos)
       << e;
   launch<partial_warp_readers_then_write>(1, 16, 0, nullptr, out.get());
   EXPECT_EQ(launch_error(), "");
@@ -539,6 +539,56 @@ TEST(EmuInitcheck, EachScheduleStartsFromWhatTheLaunchFound) {
       << e;
   EXPECT_NE(e.find("(schedule reversed)"), std::string::npos) << e;
   cudaFree(out);
+}
+
+// What compute-sanitizer's initcheck found on an H200 (cuda/results/,
+// 2026-11-27) and the emulator had not: a statistics struct copied to the
+// host whole, its padding (and, on some paths, fields) never written.
+struct PaddedStats {
+  double lo;
+  int e;  // 4 bytes of padding follow
+  double sum;
+};
+
+__global__ void set_lo_and_e(DevPtr<PaddedStats> s) {
+  st(scaleref::cuda::field(s, &PaddedStats::lo), 1.0);
+  st(scaleref::cuda::field(s, &PaddedStats::e), 3);
+}
+
+TEST(EmuInitcheck, ACopyOutOfBytesNothingWroteIsAnUninitializedRead) {
+  void* p = nullptr;
+  ASSERT_EQ(cudaMalloc(&p, sizeof(PaddedStats)), cudaSuccess);
+  launch<set_lo_and_e>(1, 1, 0, nullptr, static_cast<PaddedStats*>(p));
+  ASSERT_EQ(launch_error(), "");
+  PaddedStats host{};
+  EXPECT_EQ(cudaMemcpy(&host, p, sizeof host, cudaMemcpyDeviceToHost), cudaErrorInvalidValue);
+  std::string e = cudaGetErrorString(cudaErrorInvalidValue);
+  EXPECT_NE(e.find("initcheck: cudaMemcpy copies byte 12 of the 24-byte allocation at 0x"),
+            std::string::npos)
+      << e;
+  EXPECT_NE(e.find("which nothing wrote since cudaMalloc"), std::string::npos) << e;
+  EXPECT_EQ(host.lo, 0.0);  // refused: nothing copied
+  cudaGetLastError();
+  // A device-to-device copy reads its source the same way.
+  void* q = nullptr;
+  ASSERT_EQ(cudaMalloc(&q, sizeof(PaddedStats)), cudaSuccess);
+  EXPECT_EQ(cudaMemcpyAsync(q, p, sizeof(PaddedStats), cudaMemcpyDeviceToDevice, nullptr),
+            cudaErrorInvalidValue);
+  e = cudaGetErrorString(cudaErrorInvalidValue);
+  EXPECT_NE(e.find("initcheck: cudaMemcpyAsync copies byte 12 of the 24-byte allocation"),
+            std::string::npos)
+      << e;
+  cudaGetLastError();
+  // The bytes that were written copy out; with the checks off, all of them do.
+  EXPECT_EQ(cudaMemcpy(&host.lo, p, 12, cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_EQ(host.lo, 1.0);
+  EXPECT_EQ(host.e, 3);
+  {
+    const Check none(false, false);
+    EXPECT_EQ(cudaMemcpy(&host, p, sizeof host, cudaMemcpyDeviceToHost), cudaSuccess);
+  }
+  cudaFree(q);
+  cudaFree(p);
 }
 
 // Reads one entry past a 21-float row: inside the allocation's 256-byte

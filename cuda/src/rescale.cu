@@ -85,14 +85,18 @@ struct Cursor {
   __device__ i64 at(i64 stride) const { return i * stride + j; }
 };
 
-// The statistics as the device leaves them for the host (and the next pass).
+// The statistics as the device leaves them for the host (and the next pass),
+// copied to the host whole: no padding, and finish_extremes writes every field
+// (compute-sanitizer's initcheck on an H200 reported the copy of the 4 bytes
+// after an int e, and of sum and mean, which the norm's path left unwritten).
 struct DeviceStats {
   double lo, hi;   // min W and max W (NaN when W holds a NaN)
-  int e;           // max |W| 2^-e in [1/2, 1); 0 for W = 0 or a non-finite W
-  double sum;      // sum of W 2^-e
-  double mean;     // sum / n: the mean of W 2^-e
+  long long e;     // max |W| 2^-e in [1/2, 1); 0 for W = 0 or a non-finite W
+  double sum;      // sum of W 2^-e (0 when not computed: the norm's path)
+  double mean;     // sum / n: the mean of W 2^-e (0 when not computed)
   double squares;  // sum of (W 2^-e - mean)^2, or of (W 2^-e)^2 for the norm
 };
+static_assert(sizeof(DeviceStats) == 6 * 8, "DeviceStats has padding the host would copy");
 
 constexpr std::size_t kStatsBytes = 256;  // DeviceStats, padded: the partials follow aligned
 static_assert(sizeof(DeviceStats) <= kStatsBytes, "DeviceStats outgrew its slot");
@@ -169,7 +173,10 @@ __global__ void __launch_bounds__(kThreads)
     int e = 0;
     const double largest = -lo > hi ? -lo : hi;  // max |W| = max(-min W, max W)
     if (isfinite(lo) && isfinite(hi) && largest > 0) frexp(largest, &e);
-    st(field(stats, &DeviceStats::e), e);
+    st(field(stats, &DeviceStats::e), static_cast<long long>(e));
+    st(field(stats, &DeviceStats::sum), 0.0);  // finish_sum's, where it runs
+    st(field(stats, &DeviceStats::mean), 0.0);
+    st(field(stats, &DeviceStats::squares), 0.0);
   }
 }
 
@@ -180,7 +187,7 @@ __global__ void __launch_bounds__(kThreads)
     sums_kernel(DevRows<const D> w, Layout l, DevPtr<const DeviceStats> stats, bool centered,
                 DevPtr<double> partials) {
   SCALEREF_SHARED(double, scratch, 32);
-  const int e = ld(field(stats, &DeviceStats::e));
+  const int e = static_cast<int>(ld(field(stats, &DeviceStats::e)));
   const double m = centered ? ld(field(stats, &DeviceStats::mean)) : 0.0;
   double acc = 0;
   for (Cursor c(l); c.more(); c.next(l)) {
@@ -283,7 +290,7 @@ HostStats reduce(const char* where, Rows<const T> w, bool centered, Workspace& w
   check_cuda(cudaMemcpyAsync(&host, st, sizeof host, cudaMemcpyDeviceToHost, stream), where,
              "cudaMemcpyAsync of the statistics");
   check_cuda(cudaStreamSynchronize(stream), where, "the reductions (cudaStreamSynchronize)");
-  return {host.lo, host.hi, host.e, host.sum, host.mean, host.squares};
+  return {host.lo, host.hi, static_cast<int>(host.e), host.sum, host.mean, host.squares};
 }
 
 template <class T>

@@ -7,7 +7,8 @@
 //            aligned to the type. A read of an allocation's padding (the
 //            bytes up to the next 256, which the guard pages cannot catch) is
 //            reported here, as is an access to freed or host memory.
-// initcheck  every byte a kernel loads was written before: device memory by
+// initcheck  every byte a kernel loads, and every byte copied out of device
+//            memory (runtime.cpp's copies), was written before: device memory by
 //            cudaMemcpy, cudaMemset, cuBLAS or a kernel store since cudaMalloc
 //            (one flag per byte and a count of bytes still unwritten, so an
 //            allocation written whole costs nothing more); shared memory by a
@@ -342,6 +343,18 @@ void written(const void* p, std::size_t bytes) {
     b += n;
     bytes -= n;
   }
+}
+
+std::string unwritten(const void* p, std::size_t bytes) {
+  if (!options().initcheck) return {};
+  State& s = state();
+  const auto* b = static_cast<const std::byte*>(p);
+  const Allocation* a = find_allocation(s, b);
+  if (!a || a->unwritten == 0) return {};
+  const std::size_t at = static_cast<std::size_t>(b - a->data);
+  for (std::size_t k = at; k < std::min(at + bytes, a->bytes); ++k)
+    if (!a->written[k]) return where_in(a, nullptr, a->data + k);
+  return {};
 }
 
 std::vector<std::vector<std::uint8_t>> save_written(const std::vector<memory::Span>& spans) {

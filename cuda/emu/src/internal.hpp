@@ -39,6 +39,10 @@ namespace checks {
 void allocated(const void* data, std::size_t bytes);
 void freed(const void* data);
 void written(const void* p, std::size_t bytes);
+// runtime.cpp, before a copy out of device memory: "" when every byte of
+// [p, p + bytes) was written (or initcheck is off), else where the first
+// byte nothing wrote lies ("byte K of the B-byte allocation at P").
+std::string unwritten(const void* p, std::size_t bytes);
 // scheduler.cpp: each schedule of a launch, each block, each barrier passed,
 // each warp collective completed (the lanes of `mask` are ordered with one another).
 // A sampled launch (Options::sample_blocks) runs without initcheck.

@@ -99,8 +99,15 @@ cudaError_t copy(const char* call, void* dst, const void* src, std::size_t bytes
     return record_error(cudaErrorInvalidMemcpyDirection, call);
   if (dst_dev)
     if (cudaError_t e = check_side(call, "destination", dst, bytes)) return e;
-  if (src_dev)
+  if (src_dev) {
     if (cudaError_t e = check_side(call, "source", src, bytes)) return e;
+    // initcheck: compute-sanitizer reports such a copy's source too
+    if (const std::string k = checks::unwritten(src, bytes); !k.empty())
+      return record_error(cudaErrorInvalidValue,
+                          std::string("initcheck: ") + call + " copies " + k +
+                              ", which nothing wrote since cudaMalloc "
+                              "(no copy, memset, cuBLAS call or kernel store)");
+  }
   std::memmove(dst, src, bytes);
   if (dst_dev) checks::written(dst, bytes);
   return synchronizing();
