@@ -323,6 +323,28 @@ TEST(AuditScopes, EachScopeAllowsItsOwnFaultsOnly) {
   }
 }
 
+TEST(AuditScopes, AnErrorAgainstThePaperWithoutAFindingIsListedByItsDetail) {
+  // The schema requires a finding for these faults; a check whose failure
+  // branch gives none still produces one, from what it computed.
+  for (const Fault f : {Fault::math_error, Fault::notation_slip, Fault::overstatement}) {
+    Claim c = test_claim("sdd.eq.test", [f](const Context&) {
+      return fails(f, "0.3 != 0.5", "the derivative at x = 1 is 0.3, the equation says 0.5");
+    });
+    c.scope = f == Fault::overstatement ? Scope::summary : Scope::derivation;
+    const Verdict v = run_claim(c, Context{}).verdict;
+    EXPECT_EQ(v.fault, f);
+    EXPECT_EQ(v.finding.wrong, "the derivative at x = 1 is 0.3, the equation says 0.5");
+    EXPECT_EQ(v.finding.corrected, "");
+  }
+  // a finding given is kept as given
+  Claim c = test_claim("sdd.eq.test", [](const Context&) {
+    Verdict v = fails(Fault::math_error, "f", "d");
+    v.finding = {"what", "how"};
+    return v;
+  });
+  EXPECT_EQ(run_claim(c, Context{}).verdict.finding.wrong, "what");
+}
+
 TEST(AuditScopes, AProxyThatReturnsAMathematicalErrorIsNotRun) {
   // A planted proxy whose check calls its failure a mathematical error, and
   // one that says "holds": both refused, with the reason.

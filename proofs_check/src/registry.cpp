@@ -140,6 +140,12 @@ Verdict run_once(const Claim& c, const Context& ctx) {
       require(allowed(c.scope, x.status, x.fault), "audit::run_claim", "claim '", c.id, "' (a ",
               scope_name(c.scope), ") cannot be '", verdict_label(x.status, x.fault),
               "' under the reading ", x.reading);
+    // The headline lists each error against the paper by its finding; a
+    // failure branch that names none (one that no default run reaches, say)
+    // is listed by its computed detail, never left out.
+    const bool against_paper = v.fault == Fault::math_error || v.fault == Fault::notation_slip ||
+                               v.fault == Fault::overstatement;
+    if (against_paper && v.finding.wrong.empty()) v.finding.wrong = v.detail;
     return v;
   } catch (const std::exception& e) {
     Verdict v;
