@@ -26,7 +26,10 @@ the hardware.
               fill (a launch has at least min(SMs, rows) blocks: a row kernel
               with fewer leaves SMs idle that its rows could have used; a
               16-row batch can fill only 16 of 132; sum_partials's units are
-              its tiles of 512 output bytes); `all` for the five
+              its tiles of 512 output bytes), latency (a bandwidth-bound
+              launch keeps at least LATENCY_WARPS warps resident per SM: the
+              bytes in flight that cover DRAM latency at the copy's bandwidth,
+              below); `all` for the six
 
 What it computes, per kernel launch of each case (op x dir x dtype x shape):
 
@@ -48,9 +51,18 @@ What it computes, per kernel launch of each case (op x dir x dtype x shape):
               fraction of a copy of the case's minimum bytes
               (cuda/bench/bytes.hpp) at the same bandwidth
 
+Latency floor: to run at the copy's bandwidth B with a DRAM latency L, an
+SM must keep B L / SMs bytes in flight (Little's law); a warp of the row
+kernels keeps about two 16-byte loads a lane in flight (x and dy, or x and
+y; the parameters come from L2), 1 KiB. With B = 3021 GB/s and L = 0.7 us,
+16 KiB an SM, 16 warps. L is an assumption of this model (Hopper's HBM
+latency under load), not a measurement; the floor was added after the H200
+run (cuda/results/2026-11-27-nvidia-h200/) timed SeeDNorm's 16-head
+backward, 1-4 warps an SM, at 12-43x its bandwidth prediction.
+
 What it cannot predict: latency-bound kernels (too few warps in flight to
-cover DRAM latency: it flags low occupancy and waves but does not slow the
-time for them), instruction and special-function throughput, L1 hits, DRAM
+cover DRAM latency: it flags them, above, but does not slow the time for
+them), instruction and special-function throughput, L1 hits, DRAM
 page effects, the L2's real replacement policy, clocks. It is a model,
 never a measurement.
 """
@@ -87,7 +99,13 @@ DEVICE = {
     "launch_floor_us": 2.0,  # a launch's fixed cost: start, tail, a few DRAM latencies
     "sm_clock_ghz": 1.98,  # run1/env.txt's clocks.max.sm
     "shared_wavefronts_per_clock": 1,  # per SM
+    "dram_latency_us": 0.7,  # an assumption (see the latency floor above), not measured
 }
+
+# The latency floor: warps an SM must hold to keep the copy's bandwidth x
+# latency in flight, at 2 loads of 16 bytes a lane.
+LATENCY_WARPS = math.ceil(DEVICE["copy_bandwidth_gbs"] * 1e3 * DEVICE["dram_latency_us"] /
+                          DEVICE["sms"] / (32 * 16 * 2))
 
 SHAPES = ["4096x4096", "2048x16384", "1024x65536", "16x4096"]
 
@@ -102,7 +120,7 @@ def normalized(name):
     return name.replace(",false>", ",0>").replace(",true>", ",1>")  # ncu spells a bool 0 or 1
 
 
-CHECKS = ("coalescing", "banks", "spills", "bytes", "fill")
+CHECKS = ("coalescing", "banks", "spills", "bytes", "fill", "latency")
 
 
 def fill_units(case, launch):
@@ -144,6 +162,9 @@ def misses(case, checks):
             t = l[f"global_{worst}"]
             out.append(f"{label}: {l['kernel']}: coalescing {least / sectors:.2f} < 0.95 "
                        f"({worst}s {t['min_sectors'] / t['sectors']:.2f})")
+        if "latency" in checks and l["warps_per_sm"] < LATENCY_WARPS:
+            out.append(f"{label}: {l['kernel']}: {l['warps_per_sm']} warps resident per SM < "
+                       f"{LATENCY_WARPS} to cover DRAM latency")
         if "banks" in checks and l["shared"]["worst_degree"] > 2:
             out.append(f"{label}: {l['kernel']}: a {l['shared']['worst_degree']:.0f}-way bank "
                        f"conflict at {l['shared']['worst_site']}")
@@ -209,6 +230,8 @@ def model_launch(launch, resources):
     per_sm, limiter, occ = occupancy(threads, res["registers"] if res else 0, shared)
     resident = min(launch["blocks"], d["sms"] * per_sm)
     waves = launch["blocks"] / (d["sms"] * per_sm)
+    # the warps an SM holds: its share of the blocks, at most what fits
+    warps_per_sm = min(per_sm, math.ceil(launch["blocks"] / d["sms"])) * math.ceil(threads / 32)
     far = 0
     for k, n in enumerate(launch["reread_by_log2_distance"]):
         if (2 ** k) * resident > d["l2_bytes"]:  # the bucket's shortest distance
@@ -242,6 +265,7 @@ def model_launch(launch, resources):
         "blocks": launch["blocks"], "sampled_blocks": launch["blocks_run"],
         "resources": res, "blocks_per_sm": per_sm, "occupancy_limiter": limiter,
         "theoretical_occupancy": occ, "waves": waves, "resident_blocks": resident,
+        "warps_per_sm": warps_per_sm,
         "dram_read_bytes": read, "dram_write_bytes": written,
         "global_load": dict(zip(("requests", "sectors", "min_sectors"), g["load"])),
         "global_store": dict(zip(("requests", "sectors", "min_sectors"), g["store"])),

@@ -134,6 +134,10 @@ if [[ $what == ncu || $what == all ]]; then
   metrics+=,l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum,l1tex__t_requests_pipe_lsu_mem_global_op_st.sum
   metrics+=,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum
   metrics+=,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum
+  # the wavefronts themselves: the H200 run's conflict counts disagreed with
+  # the model's wavefronts in the backward kernels whose sums live in shared memory
+  metrics+=,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum
+  metrics+=,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum
   metrics+=,sm__warps_active.avg.pct_of_peak_sustained_active,sm__maximum_warps_per_active_cycle_pct
   metrics+=,launch__registers_per_thread,launch__grid_size,launch__block_size,launch__waves_per_multiprocessor
   ncu_bin=$(command -v ncu || echo /usr/local/cuda/bin/ncu)

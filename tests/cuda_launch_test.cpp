@@ -3,6 +3,7 @@
 // vector width with its alignment check, and where a backward's sums live.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -89,6 +90,26 @@ TEST(CudaLaunch, GridsStayWithinTheDevicesGridLimit) {
                               ? detail::forward_geometry(rows, 8, 1).blocks
                               : static_cast<unsigned>(limit));
     }
+}
+
+TEST(CudaLaunch, HeadSlicesDivideTheHeadsAndGiveABlockTheRowsThreads) {
+  using detail::group_size;
+  using detail::head_slices;
+  EXPECT_EQ(head_slices(1, 32, 1024), 1);
+  // 16 heads of 4096 bf16 columns: head groups of 32, a row's group of 128
+  EXPECT_EQ(head_slices(16, group_size(256, 8), group_size(4096, 8)), 4);
+  EXPECT_EQ(head_slices(16, group_size(1024, 8), group_size(16384, 8)), 16);
+  for (int heads : {1, 2, 3, 4, 6, 12, 16, 32, 64})
+    for (i64 cols : {64, 1000, 4096, 16384, 65536})
+      for (int V : {1, 2, 8}) {
+        if (cols % heads) continue;
+        const int g = group_size(cols / heads, V), row = group_size(cols, V);
+        const int s = head_slices(heads, g, row);
+        EXPECT_GE(s, 1);
+        EXPECT_EQ(heads % s, 0) << heads << " " << cols << " " << V;
+        EXPECT_LE(g * s, std::max(g, row)) << heads << " " << cols << " " << V;
+        EXPECT_LE(g * s, detail::kMaxThreads);
+      }
 }
 
 TEST(CudaLaunch, VectorAccessNeedsAlignedPointersStridesAndWidths) {

@@ -102,6 +102,24 @@ def test_a_launch_on_a_quarter_of_the_sms_is_flagged_where_rows_could_fill_them(
     assert not cuda_model.misses(case_of(launch(blocks=16), rows=16), {"fill"})
 
 
+def test_too_few_warps_per_sm_to_cover_dram_latency_is_flagged():
+    # SeeDNorm's 16-head backward as the H200 ran it (cuda/results/2026-11-27-
+    # nvidia-h200/): one-warp blocks whose shared-memory sums leave room for
+    # one block per SM: 1 warp resident per SM, 43x the bandwidth prediction
+    l = launch(blocks=512, threads=32)
+    l["dynamic_shared_bytes"] = 200 * 1024
+    c = case_of(l)
+    assert c["launches"][0]["warps_per_sm"] == 1
+    found = cuda_model.misses(c, {"latency"})
+    assert found and "1 warps resident per SM < 16" in found[0], found
+    # the same sums with a 512-thread block: 16 warps, enough
+    l = launch(blocks=512, threads=512)
+    l["dynamic_shared_bytes"] = 200 * 1024
+    assert not cuda_model.misses(case_of(l), {"latency"})
+    # too few blocks to give each SM more: resident warps count the blocks there are
+    assert case_of(launch(blocks=132, threads=256))["launches"][0]["warps_per_sm"] == 8
+
+
 def test_sum_partials_is_judged_by_its_column_tiles_not_the_rows():
     # 4096 bf16 gradients (8 KiB): 16 tiles of 512 bytes, 32 lanes x 16 bytes
     def summing(blocks):

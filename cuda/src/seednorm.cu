@@ -9,7 +9,11 @@
 // backward, per row: pass 1 sums ds_h per head and sum g x_hat over the row;
 //   dz_h = sigma'(z_h) ds_h goes to shared memory; pass 2 writes dx (and
 //   AdaSeeDNorm's d gamma(c), d eta(c)) and adds dbeta, dgamma, dalpha into
-//   the block's sums; then sum_partials.
+//   the block's sums; then sum_partials. A block takes one row at a time,
+//   its heads split over blockDim.y slices (head h to slice h mod slices),
+//   each slice a group of blockDim.x threads sized by the head: with 16
+//   heads of 256 columns a one-slice block was one warp, and an SM held 1-4
+//   warps of them (the H200 timed it at 12-43x the bandwidth prediction).
 #include <scaleref/cuda/seednorm.hpp>
 
 #include "detail/device.cuh"
@@ -136,6 +140,20 @@ inline constexpr int kAdaMaxThreads = 512;
 template <bool kAda>
 inline constexpr int kBackwardThreads = kAda ? kAdaMaxThreads : kMaxThreads;
 
+// v summed over the block's slices (each slice's group_sum'd value), in
+// slice order, so every thread gets the same bits; `slot` holds blockDim.y
+// values of shared memory. Every thread of the block must call it.
+template <class A>
+__device__ A slices_sum(A v, DevPtr<A> slot) {
+  if (blockDim.y == 1) return v;
+  if (threadIdx.x == 0) st(slot + threadIdx.y, v);
+  __syncthreads();
+  A s = ld(slot);
+  for (unsigned y = 1; y < blockDim.y; ++y) s += ld(slot + y);
+  __syncthreads();  // slot may be written again by the next call
+  return s;
+}
+
 // Partial row layout: [dbeta: D][dgamma: D][dalpha: D (vector) | 1 (scalar) | 0].
 template <class D, int V, bool kAda>
 __global__ void __launch_bounds__(kBackwardThreads<kAda>, 1)
@@ -149,18 +167,19 @@ __global__ void __launch_bounds__(kBackwardThreads<kAda>, 1)
   const i64 count = 2 * cols + (alpha_vector ? cols : n.alpha_form == AlphaForm::scalar ? 1 : 0);
   const i64 segments = (alpha_vector ? 3 : 2) * i64(n.heads);
   DevPtr<A> dz_row = ptr_cast<A*>(dynamic_shared) + (shared_sums ? segments * w : 0);
+  DevPtr<A> slot = dz_row + n.heads;  // slices_sum's
   Accumulators<A> acc =
       block_accumulators(partials, count, ptr_cast<A*>(dynamic_shared), shared_sums);
-  zero_owned<V>(acc.sums, w, segments);
+  zero_owned<V>(acc.sums, w, segments);  // this slice's heads' segments
   A dalpha_scalar = 0;
-  for (RowLoop rows(x.rows); rows.more(); rows.next()) {  // one row per block: all active
-    const i64 i = rows.row();
+  const int h0 = int(threadIdx.y), dh = int(blockDim.y);  // this slice's heads: h0, h0 + dh, ...
+  for (i64 i = blockIdx.x; i < x.rows; i += gridDim.x) {  // one row per block at a time
     const A r = ld(rstd + i);
     DevPtr<const D> xr = x.data + i * x.stride;
     DevPtr<const D> dyr = dy.data + i * dy.stride;
     DevPtr<const D> gcr = kAda ? n.gamma_c.data + i * n.gamma_c.stride : nullptr;
     A gx = 0;  // sum g x_hat, g = dy' (a s + gamma)
-    for (int h = 0; h < n.heads; ++h) {
+    for (int h = h0; h < n.heads; h += dh) {
       const A zh = ld(z + (i * n.heads + h)), s = activate(n.sigma, zh);
       A ds = 0;
       for (i64 j = first_col<V>(); j < w; j += col_step<V>()) {
@@ -189,10 +208,10 @@ __global__ void __launch_bounds__(kBackwardThreads<kAda>, 1)
       ds = group_sum(ds, scratch);
       if (threadIdx.x == 0) st(dz_row + h, derivative(n.sigma, zh) * ds);
     }
-    const A mean = group_sum(gx, scratch) / A(cols);
+    const A mean = slices_sum(group_sum(gx, scratch), slot) / A(cols);
     __syncthreads();  // dz_row written by thread 0 is seen by all
     DevPtr<D> dxr = dx.data + i * dx.stride;
-    for (int h = 0; h < n.heads; ++h) {
+    for (int h = h0; h < n.heads; h += dh) {
       const A s = activate(n.sigma, ld(z + (i * n.heads + h))), dz = ld(dz_row + h);
       for (i64 j = first_col<V>(); j < w; j += col_step<V>()) {
         A v[V], d[V], a[V], b[V], g[V], gc[V] = {}, out[V];
@@ -240,8 +259,8 @@ __global__ void __launch_bounds__(kBackwardThreads<kAda>, 1)
   }
   copy_owned<V>(acc, w, segments);
   if (n.alpha_form == AlphaForm::scalar) {
-    dalpha_scalar = group_sum(dalpha_scalar, scratch);
-    if (threadIdx.x == 0) st(acc.partial + 2 * cols, dalpha_scalar);
+    dalpha_scalar = slices_sum(group_sum(dalpha_scalar, scratch), slot);
+    if (threadIdx.x == 0 && threadIdx.y == 0) st(acc.partial + 2 * cols, dalpha_scalar);
   }
 }
 
@@ -355,19 +374,21 @@ void run_backward(const char* where, const Params<T>& p, const Config& c, const 
   const i64 w = x.cols / c.heads;
   const int V = width_for(where, p, c, w, ptrs, strides);
   const Geometry geo = backward_geometry(x.rows, w, V, grid_limit(where), kBackwardThreads<kAda>);
+  const int slices = head_slices(c.heads, geo.group, group_size(x.cols, V, kBackwardThreads<kAda>));
   using A = Acc<T>;
   const bool alpha_vector = c.alpha == AlphaForm::vector;
   const i64 count = 2 * x.cols + (alpha_vector ? x.cols : c.alpha == AlphaForm::scalar ? 1 : 0);
   const i64 vector_sums = (alpha_vector ? 3 : 2) * x.cols;
-  // dz_h for every head stays in shared memory whatever happens to the sums
+  // dz_h for every head and slices_sum's slots stay in shared memory whatever
+  // happens to the sums
   const PartialPlan<A> plan =
-      plan_partials<A>(where, ws, geo.blocks, count, vector_sums, c.heads * sizeof(A));
+      plan_partials<A>(where, ws, geo.blocks, count, vector_sums, (c.heads + slices) * sizeof(A));
   with_vector_width<T>(V, [&](auto vc) {
     constexpr auto kernel = backward_kernel<Dev<T>, vc(), kAda>;
     allow_dynamic_shared(where, kernel, plan.smem);
-    launch<kernel>(geo.blocks, geo.group, plan.smem, stream, net(p, c, cond), dev(x), dev(dy),
-                   dev(dx), dev(dgc), dev(dec), cache.rstd.data(), cache.z.data(), plan.partials,
-                   plan.shared);
+    launch<kernel>(geo.blocks, dim3(geo.group, slices), plan.smem, stream, net(p, c, cond), dev(x),
+                   dev(dy), dev(dx), dev(dgc), dev(dec), cache.rstd.data(), cache.z.data(),
+                   plan.partials, plan.shared);
   });
   check_launch(where);
   Outputs<Dev<T>> outs;

@@ -47,7 +47,9 @@ __device__ inline Accumulators<A> block_accumulators(DevPtr<A> partials, i64 cou
 
 // The sums are `segments` consecutive segments of `width` entries (a
 // parameter's D columns are `heads` segments of D / heads when a kernel walks
-// a row head by head). In each segment a thread owns the columns
+// a row head by head). Segment p belongs to the threads of threadIdx.y =
+// p mod blockDim.y (a backward kernel's blocks are one slice, but SeeDNorm's
+// split a row's heads over slices), and in it a thread owns the columns
 // first_col<V>() + m col_step<V>() (+ 0 .. V-1), exactly those its row loop
 // visits: it zeroes their sums, adds into them and copies them out, so a
 // block's threads never touch one another's sums and need no barrier.
@@ -105,7 +107,7 @@ __device__ inline Run owned_run(i64 width, i64 p, i64 j) {
 
 template <int V, class A>
 __device__ inline void zero_owned(DevPtr<A> sums, i64 width, i64 segments) {
-  for (i64 p = 0; p < segments; ++p)
+  for (i64 p = threadIdx.y; p < segments; p += blockDim.y)
     for (i64 j = first_col<V>(); j < width; j += col_step<V>()) {
       const Run run = owned_run<V>(width, p, j);
       for (int k = 0; k < V && j + k < width; ++k) st(sums + run(k), A(0));
@@ -126,7 +128,7 @@ __device__ inline void add_to(DevPtr<A> sums, i64 at, A v SCALEREF_SITE) {
 template <int V, class A>
 __device__ inline void copy_owned(const Accumulators<A>& acc, i64 width, i64 segments) {
   if (!acc.shared) return;
-  for (i64 p = 0; p < segments; ++p)
+  for (i64 p = threadIdx.y; p < segments; p += blockDim.y)
     for (i64 j = first_col<V>(); j < width; j += col_step<V>()) {
       const Run run = owned_run<V>(width, p, j);
       for (int k = 0; k < V && j + k < width; ++k) st(acc.partial + run(k), ld(acc.sums + run(k)));
