@@ -58,7 +58,7 @@ y; the parameters come from L2), 1 KiB. With B = 3021 GB/s and L = 0.7 us,
 16 KiB an SM, 16 warps. L is an assumption of this model (Hopper's HBM
 latency under load), not a measurement; the floor was added after the H200
 run (cuda/results/2026-11-27-nvidia-h200/) timed SeeDNorm's 16-head
-backward, 1-4 warps an SM, at 12-43x its bandwidth prediction.
+backward, 1-8 warps an SM, at 1.9-43x its bandwidth prediction.
 
 What it cannot predict: latency-bound kernels (too few warps in flight to
 cover DRAM latency: it flags them, above, but does not slow the time for

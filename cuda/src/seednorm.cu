@@ -12,8 +12,9 @@
 //   the block's sums; then sum_partials. A block takes one row at a time,
 //   its heads split over blockDim.y slices (head h to slice h mod slices),
 //   each slice a group of blockDim.x threads sized by the head: with 16
-//   heads of 256 columns a one-slice block was one warp, and an SM held 1-4
-//   warps of them (the H200 timed it at 12-43x the bandwidth prediction).
+//   heads of 256 columns a one-slice block was one warp in bf16, and an SM
+//   held 1-8 warps of them (the H200 timed it at 1.9-43x the speed model's
+//   bandwidth-bound time).
 #include <scaleref/cuda/seednorm.hpp>
 
 #include "detail/device.cuh"

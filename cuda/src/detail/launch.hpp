@@ -185,7 +185,7 @@ inline Geometry backward_geometry(i64 rows, i64 width, int V, i64 max_blocks = k
 // have the threads one group would get for the whole row (row_group), at
 // most one per head, and a divisor of heads, so that every slice walks as
 // many heads and their group_sums' barriers line up. One head: one slice.
-// (One-warp blocks of 16 heads had kept 1-4 warps on an SM: 12-43x the
+// (Head-sized blocks of 16 heads had kept 1-8 warps on an SM: 1.9-43x the
 // speed model's time on an H200.)
 inline int head_slices(int heads, int group, int row_group) {
   int slices = std::max(1, std::min(heads, row_group / group));
