@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -20,20 +19,11 @@
 #include <sstream>
 #include <string>
 
+#include "audit_support.hpp"
+
 namespace {
 
 using namespace scaleref::audit;
-
-const std::vector<Claim>& claims() {
-  static const std::vector<Claim> all = all_claims();
-  return all;
-}
-
-const Claim& claim(const std::string& id) {
-  for (const Claim& c : claims())
-    if (c.id == id) return c;
-  throw std::runtime_error("no claim " + id);
-}
 
 Verdict verdict_of(const std::string& id) { return run_claim(claim(id), Context{}).verdict; }
 
@@ -375,7 +365,8 @@ TEST(AuditScopes, EveryProxyAndReconstructionInTheRegistryKeepsItsScope) {
   // ties reconstructed to scope reconstruction and asks every paper claim
   // what it is computed against): every proxy is an empirical claim about a
   // paper, and the registry has proxies and reconstructions to keep apart.
-  // Their verdicts are pinned in AProxyCanBe* and EveryOtherCategoryIsProducedByAClaim.
+  // Their verdicts are pinned in AProxyCanBe* (proofs_check_runs_test.cpp) and
+  // EveryOtherCategoryIsProducedByAClaim.
   int proxies = 0, reconstructions = 0;
   for (const Claim& c : claims()) {
     if (c.scope == Scope::proxy) {
@@ -389,26 +380,8 @@ TEST(AuditScopes, EveryProxyAndReconstructionInTheRegistryKeepsItsScope) {
   EXPECT_GE(reconstructions, 1);
 }
 
-// One claim pinned per verdict and fault (default seed, one replicate). The
-// two proxies train the tiny LM: each is a test of its own, so that ctest
-// runs them beside the rest.
-Verdict verdict_at(const std::string& id, std::uint64_t seed = kDefaultSeed) {
-  Context ctx;
-  ctx.seed = seed;
-  return run_claim(claim(id), ctx, 1).verdict;
-}
-
-TEST(AuditScopes, AProxyCanBeConsistentAtSmallScale) {
-  const Verdict small = verdict_at("rescale.app.6.2.1.decay-bounds-growth");
-  EXPECT_EQ(small.status, Status::consistent) << small.detail;
-}
-
-TEST(AuditScopes, AProxyCanBeNotReproducedAtSmallScale) {
-  // at the seed where the tiny LM's std grows at both run lengths
-  const Verdict grows = verdict_at("rescale.sec.4.1.large-init-falls", kDefaultSeed + 1);
-  EXPECT_EQ(grows.fault, Fault::not_reproduced) << grows.detail;
-}
-
+// One claim pinned per verdict and fault (default seed, one replicate); the
+// proxies, which train the tiny LM, in proofs_check_runs_test.cpp.
 TEST(AuditScopes, EveryOtherCategoryIsProducedByAClaim) {
   const Verdict math = verdict_at("sdd.eq.31"), slip = verdict_at("seednorm.eq.22"),
                 over = verdict_at("rescale.sec.4.1.init-range-outperforms"),
@@ -594,47 +567,6 @@ TEST(AuditRuns, ASizedClaimUnderThoroughRunsBothSizesAndDisagreementIsInconclusi
   c.sized = false;  // a claim without sizes runs once under --thorough too
   EXPECT_EQ(run_claim(c, ctx).runs.size(), 1u);
 }
-
-// Every stochastic claim draws from the run's seed: the same seed gives the
-// same numbers, another seed other numbers (a claim on a fixed seed of its own
-// would give the same). One test per claim (the tiny LM's claims take tens of
-// seconds each), so that ctest spreads them over the cores.
-std::vector<std::string> stochastic_ids() {
-  std::vector<std::string> ids;
-  for (const Claim& c : claims())
-    if (c.stochastic) ids.push_back(c.id);
-  return ids;
-}
-
-class StochasticClaim : public ::testing::TestWithParam<std::string> {};
-
-TEST_P(StochasticClaim, DrawsFromTheSeed) {
-  const auto numbers = [](const Claim& c, std::uint64_t seed) {
-    Context ctx;
-    ctx.seed = seed;
-    const Verdict v = run_claim(c, ctx).verdict;
-    std::vector<double> out;
-    for (const Measure& m : v.measured) out.push_back(m.value);
-    return std::make_pair(out, v.figure + v.detail);
-  };
-  const Claim& c = claim(GetParam());
-  const auto a = numbers(c, 7), again = numbers(c, 7), other = numbers(c, 8);
-  EXPECT_EQ(a, again) << c.id;
-  EXPECT_NE(a, other) << c.id << " gives the same numbers at seeds 7 and 8";
-}
-
-// A claim id as a test name: letters, digits and '_' only.
-std::string test_name(const ::testing::TestParamInfo<std::string>& info) {
-  std::string name = info.param;
-  for (char& ch : name)
-    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-  return name;
-}
-
-INSTANTIATE_TEST_SUITE_P(AuditRuns, StochasticClaim, ::testing::ValuesIn(stochastic_ids()),
-                         test_name);
-
-TEST(AuditRuns, SomeClaimsAreStochastic) { EXPECT_GE(stochastic_ids().size(), 10u); }
 
 TEST(AuditRuns, AReconstructedClaimSaysSoInItsVerdict) {
   Claim c = test_claim("sdd.eq.lost", [](const Context&) { return holds("f", "d"); });
