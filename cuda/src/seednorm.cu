@@ -171,7 +171,9 @@ __global__ void __launch_bounds__(kBackwardThreads<kAda>, 1)
   DevPtr<A> slot = dz_row + n.heads;  // slices_sum's
   Accumulators<A> acc =
       block_accumulators(partials, count, ptr_cast<A*>(dynamic_shared), shared_sums);
-  zero_owned<V>(acc.sums, w, segments);  // this slice's heads' segments
+  // this slice's segments: segment p = parameter x heads + h is slice p mod
+  // slices's, which is h mod slices's because head_slices divides heads
+  zero_owned<V>(acc.sums, w, segments);
   A dalpha_scalar = 0;
   const int h0 = int(threadIdx.y), dh = int(blockDim.y);  // this slice's heads: h0, h0 + dh, ...
   for (i64 i = blockIdx.x; i < x.rows; i += gridDim.x) {  // one row per block at a time
