@@ -427,8 +427,7 @@ TEST(AuditReadings, ByReadingGivesOneVerdictWhenTheReadingsAgreeAndShowsEachWhen
   EXPECT_EQ(agree.figure, "1/1");
   EXPECT_EQ(measured(agree, "m"), 1.0);
   ASSERT_EQ(agree.readings.size(), 2u);
-  EXPECT_NE(agree.detail.find("every reading gives this verdict (preferred: strict"),
-            std::string::npos)
+  EXPECT_NE(agree.detail.find("every reading agrees (preferred: strict"), std::string::npos)
       << agree.detail;
   const Verdict differ = by_reading(
       {{"strict", fails(Fault::overstatement, {"too strong"}, "18/22", "four ties", {{"m", 2.0}})},
@@ -445,8 +444,41 @@ TEST(AuditReadings, ByReadingGivesOneVerdictWhenTheReadingsAgreeAndShowsEachWhen
   ASSERT_EQ(differ.readings.size(), 2u);
   EXPECT_EQ(differ.readings[0].fault, Fault::overstatement);
   EXPECT_EQ(differ.readings[1].status, Status::holds);
+  EXPECT_EQ(differ.readings[0].finding.wrong, "too strong");  // each reading keeps its finding
+  EXPECT_TRUE(differ.readings[1].finding.wrong.empty());
   EXPECT_THROW(by_reading({{"one", holds("x", "y")}}, "why"), scaleref::Error);
   EXPECT_THROW(by_reading({{"a", holds("x", "y")}, {"b", holds("x", "y")}}, ""), scaleref::Error);
+}
+
+TEST(AuditReadings, ReadingsThatBothFindTheClaimTrueAgreeWhateverTheirPrecision) {
+  // "holds" under one reading and "holds approximately" under another is not
+  // a verdict that depends on the reading: both say the claim is true. The
+  // verdict is the preferred reading's, and the detail gives the other's label.
+  const Verdict v = by_reading({{"exact", holds("err 1e-30", "50-digit FD")},
+                                {"premise relaxed", holds_approximately("err 3e-3", "O(h^2)")}},
+                               "the paper states the premise");
+  EXPECT_EQ(v.status, Status::holds);
+  EXPECT_EQ(v.figure, "err 1e-30");
+  EXPECT_NE(v.detail.find("premise relaxed: holds approximately, err 3e-3"), std::string::npos)
+      << v.detail;
+  ASSERT_EQ(v.readings.size(), 2u);
+  EXPECT_EQ(v.readings[1].status, Status::holds_approximately);
+  const Verdict w = by_reading({{"premise relaxed", holds_approximately("err 3e-3", "O(h^2)")},
+                                {"exact", holds("err 1e-30", "50-digit FD")}},
+                               "why");
+  EXPECT_EQ(w.status, Status::holds_approximately);
+  // True under one reading and false under another still differs.
+  EXPECT_EQ(by_reading({{"a", holds_approximately("x", "y")},
+                        {"b", fails(Fault::math_error, {"wrong"}, "x", "y")}},
+                       "why")
+                .status,
+            Status::reading_dependent);
+  // Two failures with different faults differ too.
+  EXPECT_EQ(by_reading({{"a", fails(Fault::notation_slip, {"slip"}, "x", "y")},
+                        {"b", fails(Fault::math_error, {"wrong"}, "x", "y")}},
+                       "why")
+                .status,
+            Status::reading_dependent);
 }
 
 TEST(AuditOutput, TheTallyIsCountedFromTheVerdictsAndLeavesTrivialClaimsOut) {
@@ -512,7 +544,7 @@ TEST(AuditOutput, TheTallyIsCountedFromTheVerdictsAndLeavesTrivialClaimsOut) {
   EXPECT_EQ(f.find("sdd.eq.h"), std::string::npos);
   EXPECT_NE(table(rs).find("holds (trivial)"), std::string::npos);
   const std::string j = json(rs, RunInfo{});
-  EXPECT_NE(j.find("\"scaleref-audit/3\""), std::string::npos);
+  EXPECT_NE(j.find("\"scaleref-audit/4\""), std::string::npos);
   EXPECT_NE(j.find("\"trivial\": \"true by definition\""), std::string::npos);
 }
 

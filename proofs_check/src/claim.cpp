@@ -118,6 +118,9 @@ Verdict by_reading(std::vector<ReadingOutcome> outcomes, const std::string& why_
   require(outcomes.size() >= 2, "audit::by_reading", "expected two readings or more, got ",
           outcomes.size());
   require(!why_preferred.empty(), "audit::by_reading", "say why the first reading is preferred");
+  const auto is_true = [](Status s) {
+    return s == Status::holds || s == Status::holds_approximately;
+  };
   std::vector<ReadingVerdict> readings;
   bool agree = true;
   const Verdict& first = outcomes.front().verdict;
@@ -125,15 +128,28 @@ Verdict by_reading(std::vector<ReadingOutcome> outcomes, const std::string& why_
     require(!o.reading.empty(), "audit::by_reading", "every reading needs its name");
     require(o.verdict.status != Status::reading_dependent && o.verdict.readings.empty(),
             "audit::by_reading", "a reading's verdict is itself read one way");
-    readings.push_back({o.reading, o.verdict.status, o.verdict.fault, o.verdict.figure});
-    agree = agree && o.verdict.status == first.status && o.verdict.fault == first.fault;
+    // A reading that finds an error against the paper without naming it is
+    // listed by its detail, as run_claim lists a whole verdict.
+    const bool against_paper = o.verdict.fault == Fault::math_error ||
+                               o.verdict.fault == Fault::notation_slip ||
+                               o.verdict.fault == Fault::overstatement;
+    Finding f = o.verdict.finding;
+    if (against_paper && f.wrong.empty()) f.wrong = o.verdict.detail;
+    readings.push_back({o.reading, o.verdict.status, o.verdict.fault, o.verdict.figure, f});
+    agree = agree && ((is_true(o.verdict.status) && is_true(first.status)) ||
+                      (o.verdict.status == first.status && o.verdict.fault == first.fault));
   }
   Verdict v;
   if (agree) {
     v = std::move(outcomes.front().verdict);
-    v.detail += "; every reading gives this verdict (preferred: " + outcomes.front().reading;
-    for (std::size_t i = 1; i < outcomes.size(); ++i)
-      v.detail += "; " + outcomes[i].reading + ": " + outcomes[i].verdict.figure;
+    v.detail += "; every reading agrees (preferred: " + outcomes.front().reading;
+    for (std::size_t i = 1; i < outcomes.size(); ++i) {
+      const Verdict& other = outcomes[i].verdict;
+      v.detail +=
+          "; " + outcomes[i].reading + ": " +
+          (other.status == v.status ? "" : verdict_label(other.status, other.fault) + ", ") +
+          other.figure;
+    }
     v.detail += ")";
   } else {
     std::string figure,

@@ -455,6 +455,12 @@ nlohmann::ordered_json tally_json(const Tally& t) {
           {"trivial", t.trivial}};
 }
 
+// A finding, or null when there is none.
+nlohmann::ordered_json finding_json(const Finding& f) {
+  if (f.wrong.empty()) return nullptr;
+  return {{"wrong", f.wrong}, {"corrected", f.corrected}};
+}
+
 }  // namespace
 
 std::string json(const std::vector<Result>& results, const RunInfo& info) {
@@ -475,10 +481,8 @@ std::string json(const std::vector<Result>& results, const RunInfo& info) {
       readings.push_back({{"reading", x.reading},
                           {"verdict", status_name(x.status)},
                           {"fault", fault_name(x.fault)},
-                          {"figure", x.figure}});
-    ordered_json finding = nullptr;
-    if (!r.verdict.finding.wrong.empty())
-      finding = {{"wrong", r.verdict.finding.wrong}, {"corrected", r.verdict.finding.corrected}};
+                          {"figure", x.figure},
+                          {"finding", finding_json(x.finding)}});
     ordered_json runs = ordered_json::array();
     for (const Run& x : r.runs)
       runs.push_back({{"seed", x.seed},
@@ -510,7 +514,7 @@ std::string json(const std::vector<Result>& results, const RunInfo& info) {
                       {"fault", fault_name(r.verdict.fault)},
                       {"figure", r.verdict.figure},
                       {"detail", r.verdict.detail},
-                      {"finding", std::move(finding)},
+                      {"finding", finding_json(r.verdict.finding)},
                       {"readings", std::move(readings)},
                       {"measured", std::move(measured)},
                       {"worst_entry", r.verdict.worst_entry},
@@ -521,7 +525,7 @@ std::string json(const std::vector<Result>& results, const RunInfo& info) {
   for (const Result& r : results)
     if (r.claim->basis != Basis::conformance && !by_paper.contains(r.claim->paper))
       by_paper[r.claim->paper] = tally_json(tally(results, false, r.claim->paper));
-  const ordered_json doc = {{"schema", "scaleref-audit/3"},
+  const ordered_json doc = {{"schema", "scaleref-audit/4"},
                             {"commit", info.commit},
                             {"thorough", info.thorough},
                             {"seed", info.seed},
@@ -564,7 +568,8 @@ std::string explain(const Result& r) {
      << "  detail           " << r.verdict.detail << "\n";
   for (const ReadingVerdict& x : r.verdict.readings)
     os << "  reading          " << x.reading << ": " << verdict_label(x.status, x.fault) << ", "
-       << x.figure << "\n";
+       << x.figure << (x.finding.wrong.empty() ? "" : "; what is wrong: " + x.finding.wrong)
+       << "\n";
   if (!r.verdict.finding.wrong.empty())
     os << "  what is wrong    " << r.verdict.finding.wrong << "\n"
        << (r.verdict.finding.corrected.empty()

@@ -140,12 +140,13 @@ struct Finding {
   std::string corrected = {};
 };
 
-// One reading's verdict on a claim whose verdict depends on the reading.
+// One reading's verdict on a claim read more than one way.
 struct ReadingVerdict {
   std::string reading;  // the reading, in a few words
   Status status = Status::not_run;
   Fault fault = Fault::none;
   std::string figure;
+  Finding finding = {};  // what this reading finds wrong, when it fails
 };
 
 struct Verdict {
@@ -236,8 +237,10 @@ Verdict consistent(std::string figure, std::string detail, std::vector<Measure> 
 Verdict inconclusive(std::string figure, std::string detail, std::vector<Measure> measured = {});
 
 // A claim read more than one way: each reading's name and verdict, the
-// preferred reading first, and why it is preferred. When every reading gives
-// the same status and fault, the verdict is the preferred reading's (its
+// preferred reading first, and why it is preferred. The readings agree when
+// each finds the claim true (holds or holds approximately: the precision of a
+// true statement does not make it depend on the reading) or each gives the
+// same status and fault; then the verdict is the preferred reading's (its
 // detail naming the others); else it is reading-dependent, its figure the
 // readings' figures in order ("18/22 | 22/22"), its detail the preferred
 // reading, why, and each reading's verdict, figure and detail; the measures
