@@ -286,13 +286,27 @@ Verdict check_model_flop_share(const Context& ctx) {
         "; even over the linear layers alone <= " + fixed(bound, 2) +
         "/H; multiply-add as 1 with the paper's 6 FLOPs per output: " + alt +
         "/H (within 10% of 3: " + (alt_close.empty() ? std::string("none") : alt_close) + ")";
-  if (worst <= 0.1) return holds_approximately(fixed(lo, 2) + ".." + fixed(hi, 2) + "/H", det, m);
-  return fails(
-      Fault::math_error,
-      {"the share of the model's FLOPs is " + fixed(lo, 2) + ".." + fixed(hi, 2) +
-           "/H over Table 3's models, not about 3/H",
-       fixed(lo, 2) + ".." + fixed(hi, 2) + "/H" + (hi <= 3 ? " (<= 3/H as a bound)" : "")},
-      fixed(lo, 2) + ".." + fixed(hi, 2) + "/H vs 3/H", det, m);
+  const std::string range = fixed(lo, 2) + ".." + fixed(hi, 2) + "/H";
+  Verdict about = worst <= 0.1 ? holds_approximately(range, det, m)
+                               : fails(Fault::math_error,
+                                       {"the share of the model's FLOPs is " + range +
+                                            " over Table 3's models, not about 3/H",
+                                        range + (hi <= 3 ? " (<= 3/H as a bound)" : "")},
+                                       range + " vs 3/H", det, m);
+  // "contributes only about 3/H" read as a bound: every column's share at most
+  // 3/H, with the same 10% the estimate reading allows "about".
+  const std::vector<Measure> mb{{"max_share_times_H", hi}};
+  const std::string bdet = "the largest share over Table 3's models is " + fixed(hi, 2) + "/H";
+  Verdict as_bound =
+      hi <= 3 * 1.1
+          ? holds("max " + fixed(hi, 2) + "/H <= 3/H", bdet, mb)
+          : fails(Fault::math_error,
+                  {"the share of the model's FLOPs reaches " + fixed(hi, 2) + "/H, above 3/H"},
+                  "max " + fixed(hi, 2) + "/H > 3/H", bdet, mb);
+  return by_reading({{"about 3/H, an estimate", std::move(about)},
+                     {"at most about 3/H, a bound", std::move(as_bound)}},
+                    "'about 3/H' follows 'approximately 6/H for the layer' as a figure the "
+                    "paper computes; 'only' stresses that it is small");
 }
 
 Verdict check_params(const Context&) {
@@ -396,8 +410,10 @@ void add_sdd_cost_claims(Registrar& r) {
                     "2 H vocab) * H; \"feed-forward layers\" read as every linear layer SDD "
                     "replaces, the FFN-only share, the linear-layers-only bound and the "
                     "multiply-add-as-1 share with 6 FLOPs per output reported",
-         .threshold = "holds approximately if every column's share * H is within 10% of 3; fails "
-                      "otherwise",
+         .threshold = "read as an estimate: holds approximately if every column's share * H is "
+                      "within 10% of 3, fails otherwise; read as a bound ('only about 3/H'): "
+                      "holds if every column's share * H is <= 3.3 (3 and the same 10%), fails "
+                      "otherwise; reading-dependent when the two differ",
          .against =
              "exact FLOP count of Table 3's four configurations (every linear layer, QK^T and AV "
              "at context 4096, LM head) with the counted per-output overhead of sdd.claim.flops",

@@ -203,38 +203,60 @@ Verdict check_approx(const Context& ctx, bool is31) {
       m);
 }
 
-Verdict check_eq34(const Context& ctx) {
-  // ||dx||_RMS / ||dy||_RMS for the exact gradient, in the paper's regime, and
-  // what eq. 33 would give. Holds approximately if the mean |ratio - 1| at the
-  // largest n is below 0.1 and shrinks with n (fit slope < -0.25; the expected
-  // slope is -1/2, fluctuations of Gaussian quadratic forms).
+// ||dx||_RMS / ||dy||_RMS for the exact gradient over n, 8 draws per n, with
+// every entry of alpha equal to `alpha`: the mean |ratio - 1| per n, its
+// log-log slope, and what eq. 33 gives.
+struct Eq34Sweep {
+  std::vector<double> ns, dev;
+  Fit fit;
+  double ratio_last = 0, implied = 0;
+  std::vector<Measure> m;
+};
+
+Eq34Sweep eq34_sweep(const Context& ctx, double alpha, const std::string& tag) {
   std::vector<long> dims{8, 32, 128, 512};
   if (ctx.thorough) dims.push_back(1024);
   const int draws = 8;
-  std::vector<double> ns, dev;
-  std::vector<Measure> m;
-  double implied = 0;
+  Eq34Sweep w;
   for (long n : dims) {
-    std::vector<double> d, r33;
+    std::vector<double> d, r, r33;
+    const M a = M::Constant(1, n, alpha);
     for (int s = 0; s < draws; ++s) {
       const std::uint32_t t = kT + 4000 + static_cast<std::uint32_t>(n * 16 + s * 4);
       const M V = gaussian(ctx.seed, n, n, sdd::v_std(n), t),
               x = gaussian(ctx.seed, 1, n, 1.0, t + 1);
       const M dy = gaussian(ctx.seed, 1, n, 1.0, t + 2);
-      const Exact e = exact_layer(x, V, M::Ones(1, n), dy);
-      d.push_back(std::fabs(rms<double>(e.dx) / rms<double>(dy) - 1));
-      const M dx33 =
-          projected(M::Ones(1, n), dy, M(x * V.transpose())) * V / (rms<double>(x) * V.norm());
+      const Exact e = exact_layer(x, V, a, dy);
+      r.push_back(rms<double>(e.dx) / rms<double>(dy));
+      d.push_back(std::fabs(r.back() - 1));
+      const M dx33 = projected(a, dy, M(x * V.transpose())) * V / (rms<double>(x) * V.norm());
       r33.push_back(rms<double>(dx33) / rms<double>(dy));
     }
-    ns.push_back(static_cast<double>(n));
-    dev.push_back(mean(d));
-    implied = mean(r33);
-    m.push_back({"mean_abs_dev_n" + fmt_n(n), mean(d)});
-    m.push_back({"ratio_from_eq33_n" + fmt_n(n), implied});
+    w.ns.push_back(static_cast<double>(n));
+    w.dev.push_back(mean(d));
+    w.ratio_last = mean(r);
+    w.implied = mean(r33);
+    w.m.push_back({"mean_abs_dev_n" + fmt_n(n) + tag, mean(d)});
+    w.m.push_back({"ratio_from_eq33_n" + fmt_n(n) + tag, w.implied});
   }
-  const Fit f = loglog_fit(ns, dev);
-  m.push_back({"dev_slope", f.slope});
+  w.fit = loglog_fit(w.ns, w.dev);
+  w.m.push_back({"dev_slope" + tag, w.fit.slope});
+  return w;
+}
+
+Verdict check_eq34(const Context& ctx) {
+  // ||dx||_RMS / ||dy||_RMS for the exact gradient, and what eq. 33 would
+  // give, read two ways: with alpha = 1 (eq. 34 drops the alpha of eq. 33)
+  // and with the alpha the paper initializes the attention- and FFN-output
+  // projections with, 1/sqrt(L), at the fewest layers of Table 3 (the alpha
+  // nearest 1). Each holds approximately if the mean |ratio - 1| at the
+  // largest n is below 0.1 and shrinks with n (fit slope < -0.25; the expected
+  // slope is -1/2, fluctuations of Gaussian quadratic forms).
+  Eq34Sweep one = eq34_sweep(ctx, 1.0, "");
+  long fewest = table3().front().layers;
+  for (const Table3Column& c : table3()) fewest = std::min(fewest, c.layers);
+  const double alpha_out = sdd::alpha_init(sdd::Role::attention_output, static_cast<int>(fewest));
+  Eq34Sweep out = eq34_sweep(ctx, alpha_out, "_alpha_out");
   // Violations, n = 256: alpha = 1/sqrt(16) (the paper's own init of output
   // projections, L = 16), ||x||_RMS = 2, V with gamma_i = 1/i, x correlated
   // (rank 4).
@@ -254,20 +276,38 @@ Verdict check_eq34(const Context& ctx) {
          gaussian(ctx.seed, 4, n, 1.0, kT + 4921);  // rank 4 mixing
   xc /= rms<double>(xc);                            // RMS 1, so only the correlation is violated
   const double r_corr = ratio(V, xc, M::Ones(1, n));
-  m.push_back({"ratio_alpha_quarter", r_alpha});
-  m.push_back({"ratio_x_rms2", r_x2});
-  m.push_back({"ratio_lowrank_V", r_lowrank});
-  m.push_back({"ratio_correlated_x", r_corr});
+  one.m.push_back({"ratio_alpha_quarter", r_alpha});
+  one.m.push_back({"ratio_x_rms2", r_x2});
+  one.m.push_back({"ratio_lowrank_V", r_lowrank});
+  one.m.push_back({"ratio_correlated_x", r_corr});
   const std::string viol = "violated (n=256): alpha=1/4 -> " + fixed(r_alpha, 3) +
                            ", ||x||_RMS=2 -> " + fixed(r_x2, 3) + ", gamma_i=1/i V -> " +
                            fixed(r_lowrank, 3) + ", rank-4 x -> " + fixed(r_corr, 3) +
-                           "; eq. 33 itself would give " + fixed(implied, 3) + " (~1/sqrt(n))";
-  if (dev.back() < 0.1 && f.slope < -0.25)
-    return holds_approximately("|ratio-1| " + sci(dev.back()) + " at n=" + fmt_n(dims.back()),
-                               "exact dx, x~N(0,I), V~N(0,1/(2.5n)), alpha=1: |ratio-1| ~ n^" +
-                                   fixed(f.slope, 2) + "; " + viol,
-                               m);
-  return fails(Fault::math_error, "|ratio-1| " + fixed(dev.back(), 3), viol, m);
+                           "; eq. 33 itself would give " + fixed(one.implied, 3) + " (~1/sqrt(n))";
+  const std::string last_n = fmt_n(static_cast<long>(one.ns.back()));
+  auto verdict = [&](const Eq34Sweep& w, const std::string& regime, Finding finding) {
+    if (w.dev.back() < 0.1 && w.fit.slope < -0.25)
+      return holds_approximately("|ratio-1| " + sci(w.dev.back()) + " at n=" + last_n,
+                                 regime + ": |ratio-1| ~ n^" + fixed(w.fit.slope, 2) + "; " + viol,
+                                 w.m);
+    return fails(Fault::math_error, std::move(finding), "|ratio-1| " + fixed(w.dev.back(), 3),
+                 regime + ": ratio " + fixed(w.ratio_last, 3) + " at n=" + last_n +
+                     " (|ratio-1| ~ n^" + fixed(w.fit.slope, 2) + ")",
+                 w.m);
+  };
+  const std::string base = "exact dx, x~N(0,I), V~N(0,1/(2.5n)), ";
+  return by_reading(
+      {{"alpha = 1", verdict(one, base + "alpha=1", {"||dL/dx||_RMS is not ||dL/dy||_RMS"})},
+       {"alpha at the output projections' init 1/sqrt(L)",
+        verdict(out, base + "alpha=1/sqrt(" + std::to_string(fewest) + ")=" + fixed(alpha_out, 3),
+                {"eq. 34 drops eq. 33's alpha: where alpha = 1/sqrt(L), the paper's init of the "
+                 "attention- and FFN-output projections, ||dL/dx||_RMS is " +
+                     fixed(out.ratio_last, 3) + " ||dL/dy||_RMS (L = " + std::to_string(fewest) +
+                     ", n = " + last_n + "), not preserved",
+                 "||dL/dx||_RMS ~ ||alpha (.) dL/dy||_RMS"})}},
+      "eq. 34 writes no alpha, which is eq. 33 with the factor alpha / ||x||_RMS equal to 1: "
+      "||x||_RMS = 1 is set 'by default' and alpha = 1 is the init of every SDD layer but the "
+      "residual output projections");
 }
 
 // ---- scaling ------------------------------------------------------------------
@@ -435,12 +475,15 @@ void add_sdd_gradient_claims(Registrar& r) {
        .stochastic = true,
        .sized = true,
        .inputs = "n in {8, 32, 128, 512} (+1024 under --thorough), 8 draws per n: V N(0, "
-                 "1/(2.5n)), x, dy N(0,1), alpha = 1; violations at n=256: alpha = 1/4, "
-                 "||x||_RMS = 2, V with singular values 1/i, rank-4 x",
+                 "1/(2.5n)), x, dy N(0,1), alpha = 1, and alpha = 1/sqrt(8) (sdd::alpha_init of "
+                 "an output projection at Table 3's fewest layers, the other reading); "
+                 "violations at n=256: alpha = 1/4, ||x||_RMS = 2, V with singular values 1/i, "
+                 "rank-4 x",
        .formula = "|RMS(dx) / RMS(dy) - 1| with dx the exact gradient of sdd::backward, mean "
-                  "per n, log-log slope against n",
-       .threshold = "holds approximately if the mean |ratio - 1| at the largest n is < 0.1 and "
-                    "the slope < -0.25; fails otherwise",
+                  "per n, log-log slope against n, for each alpha",
+       .threshold = "per reading (alpha = 1; alpha = 1/sqrt(L)): holds approximately if the mean "
+                    "|ratio - 1| at the largest n is < 0.1 and the slope < -0.25; fails "
+                    "otherwise; reading-dependent when the two differ",
        .against = "exact gradient of scaleref's sdd::backward, 8 Monte Carlo draws per n, n=8..512",
        .check = check_eq34});
   r.add({.id = "sdd.appE.dV-scale",

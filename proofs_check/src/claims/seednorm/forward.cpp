@@ -159,30 +159,60 @@ std::optional<Shape> broadcast(const Shape& a, const Shape& b) {
   return out;
 }
 
+// Algorithm 1's shape on an input of shape `x` ([N, D] or [B, N, D]), line by
+// line: rescale = tanh(x @ beta) drops the last axis; rescale.unsqueeze(axis)
+// (1 as written, -1 the fix) inserts a unit axis; * alpha [D]; + gamma [D];
+// * x. Empty when a line does not broadcast.
+std::optional<Shape> alg1_shape(const Shape& x, long axis) {
+  Shape rescale(x.begin(), x.end() - 1);
+  const long at = axis < 0 ? static_cast<long>(rescale.size()) + 1 + axis : axis;
+  rescale.insert(rescale.begin() + at, 1);
+  const long d = x.back();
+  const std::optional<Shape> dyn = broadcast(rescale, {d});
+  const std::optional<Shape> plus = dyn ? broadcast(*dyn, {d}) : std::nullopt;
+  return plus ? broadcast(*plus, x) : std::nullopt;
+}
+
 Verdict check_alg1(const Context&) {
-  // Algorithm 1 on x in R^{N x D} (eq. 4's shape), line by line on shapes:
-  // rescale = tanh(x @ beta) [N]; unsqueeze(1) -> [N, 1]; * alpha [D] -> [N, D];
-  // (+ gamma) * x / RMS(x). Its values are seednorm.alg.1-value (conformance).
-  const long n = 5, d = 8;
-  const std::optional<Shape> s2 = broadcast({n, 1}, {d});
-  // The same lines on a [B, N, D] batch (Algorithm 2's shape): x @ beta -> [B, N],
-  // unsqueeze(1) -> [B, 1, N], * alpha [D].
-  const std::optional<Shape> s3 = broadcast({2, 1, n}, {d});
-  std::vector<Measure> m{{"shape_ok_2d", s2 && *s2 == Shape{n, d} ? 1.0 : 0.0},
-                         {"shape_ok_3d", s3 ? 1.0 : 0.0}};
-  const std::string note =
-      "; on a 3-D [B,N,D] input the same unsqueeze(1) gives [B,1,N] against alpha [D]: " +
-      std::string(s3 ? "broadcasts to " + shape_text(*s3) : "a broadcast error") +
-      " (unsqueeze(-1) is meant; the paper states Algorithm 1 for eq. 4's N x D)";
-  const std::string got = s2 ? shape_text(*s2) : std::string("a broadcast error");
-  if (s2 && *s2 == Shape{n, d})
-    return holds("[N,D] -> " + got,
-                 "x in R^{N x D} as eq. 4 states, N = 5, D = 8: every line broadcasts and the "
-                 "output is [N, D]" +
-                     note,
-                 m);
-  return fails(Fault::math_error, "[N,D] -> " + got,
-               "Algorithm 1 on [N, D] does not give eq. 4's shape" + note, m);
+  // Algorithm 1 read two ways: on x in R^{N x D}, the shape eq. 4 states (and
+  // whose values seednorm.alg.1-value checks), and on the [B, N, D] batch a
+  // Transformer feeds the layers SeeDNorm replaces ("can be used to replace
+  // all normalization layers", Algorithm 2's shape). N = 5 != D = 8, so a
+  // misplaced axis cannot broadcast by coincidence.
+  const long b = 2, n = 5, d = 8;
+  const Shape x2{n, d}, x3{b, n, d};
+  const std::optional<Shape> s2 = alg1_shape(x2, 1), s3 = alg1_shape(x3, 1),
+                             fix3 = alg1_shape(x3, -1);
+  auto text = [](const std::optional<Shape>& s) {
+    return s ? shape_text(*s) : std::string("a broadcast error");
+  };
+  const Verdict on_nd =
+      s2 && *s2 == x2
+          ? holds("[N,D] -> " + text(s2),
+                  "x in R^{N x D} as eq. 4 states, N = 5, D = 8: every line broadcasts and the "
+                  "output is [N, D]",
+                  {{"shape_ok_2d", 1.0}})
+          : fails(Fault::math_error, "[N,D] -> " + text(s2),
+                  "Algorithm 1 on [N, D] does not give eq. 4's shape", {{"shape_ok_2d", 0.0}});
+  const bool fix_ok = fix3 && *fix3 == x3;
+  const std::vector<Measure> m3{{"shape_ok_3d", s3 && *s3 == x3 ? 1.0 : 0.0},
+                                {"shape_ok_3d_unsqueeze_last", fix_ok ? 1.0 : 0.0}};
+  const std::string d3 =
+      "x [B, N, D] = [2, 5, 8]: tanh(x @ beta) is [B, N], unsqueeze(1) "
+      "makes it [B, 1, N], and times alpha [D] gives " +
+      text(s3) + "; with unsqueeze(-1) ([B, N, 1]) the output is " + text(fix3);
+  const Verdict on_bnd =
+      s3 && *s3 == x3 ? holds("[B,N,D] -> " + text(s3), d3, m3)
+                      : fails(fix_ok ? Fault::notation_slip : Fault::math_error,
+                              {"Algorithm 1's rescale.unsqueeze(1) puts the unit axis before the "
+                               "tokens of a [B, N, D] batch, so the listing does not broadcast",
+                               fix_ok ? "rescale.unsqueeze(-1), which gives [B, N, D] on a batch "
+                                        "and the same lines on [N, D]"
+                                      : ""},
+                              "[B,N,D] -> " + text(s3), d3, m3);
+  return by_reading({{"x in R^{N x D}", on_nd}, {"a [B, N, D] batch", on_bnd}},
+                    "eq. 4 and the text around Algorithm 1 give x in R^{N x D}, and the listing "
+                    "is 'PyTorch-like' pseudocode for eq. 4; the batch is how the module is used");
 }
 
 Verdict check_alg1_value(const Context& ctx) {
@@ -456,8 +486,8 @@ void add_seednorm_forward_claims(Registrar& r) {
   r.add(
       {.id = "seednorm.alg.1",
        .location = "Appendix D, Algorithm 1 (lines 1581-1597)",
-       .statement = "Algorithm 1 computes eq. 4 on x in R^{N x D}: every line's shapes "
-                    "broadcast to eq. 4's N x D output",
+       .statement = "Algorithm 1 computes eq. 4: every line's shapes broadcast to x's shape, "
+                    "read on x in R^{N x D} (eq. 4) and on a [B, N, D] batch",
        .kind = Kind::exact,
        .relied_on = false,
        .basis = Basis::paper,
@@ -465,11 +495,15 @@ void add_seednorm_forward_claims(Registrar& r) {
        .quote = "Algorithm 1 presents the PyTorch-style pseudocode for the SeeDNorm "
                 "implementation.",
        .inputs = "shapes only: x [N, D] = [5, 8] (eq. 4's shape), and [B, N, D] = [2, 5, 8] "
-                 "for the note",
+                 "(the other reading)",
        .formula = "PyTorch broadcasting of the listing's lines: x @ beta -> [N]; "
-                  "unsqueeze(1) -> [N, 1]; * alpha [D] -> [N, D]; + gamma; * x",
-       .threshold = "holds if the 2-D lines broadcast to [N, D]; fails on a broadcast error "
-                    "or another shape",
+                  "unsqueeze(1) -> [N, 1]; * alpha [D] -> [N, D]; + gamma; * x; on [B, N, D]: "
+                  "x @ beta -> [B, N]; unsqueeze(1) -> [B, 1, N]; * alpha [D]; and the same "
+                  "with unsqueeze(-1)",
+       .threshold = "per reading (x [N, D]; x a [B, N, D] batch): holds if the lines broadcast "
+                    "to x's shape; fails on a broadcast error or another shape (a notation slip "
+                    "when unsqueeze(-1) in place of unsqueeze(1) gives x's shape); "
+                    "reading-dependent when the two differ",
        .against = "PyTorch broadcasting rules applied to the listing's shapes (coded in the check)",
        .check = check_alg1});
   r.add({.id = "seednorm.alg.1-value",
