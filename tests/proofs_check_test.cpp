@@ -1412,7 +1412,7 @@ TEST(AuditSdd, TableNumbersRecomputed) {
   // (Winogrande: Mix-LN 59.10 > SDD-1B 59.06): reading-dependent.
   const Verdict o = verdict_of("sdd.sec.4-2-outperforms");
   EXPECT_EQ(o.status, Status::reading_dependent) << o.detail;
-  EXPECT_NEAR(measured(o, "avg_margin"), 54.04 - 52.03, 1e-9);
+  EXPECT_NEAR(measured(o, "margin"), 54.04 - 52.03, 1e-9);
   EXPECT_EQ(measured(o, "tasks_not_strictly_best"), 2.0);  // Winogrande (59.10 > 59.06), ...
   ASSERT_EQ(o.readings.size(), 2u);
   EXPECT_EQ(o.readings[0].status, Status::holds);
