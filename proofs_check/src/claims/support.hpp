@@ -57,11 +57,13 @@ inline const Reading kOutperformsReading{
     "X strictly better than Y in every row the sentence compares, on the table's main metric: the "
     "column the sentence names; else the table's summary column (Avg., Mean) where it has one; "
     "else its loss or perplexity (language models) or top-1 accuracy (vision). A tie is not "
-    "better. \"Consistently\" means every row compared. The every-column reading is computed and "
-    "reported beside the verdict; it does not decide it",
-    "every column as the decider (rejected: the sentences summarize, and most tables have columns "
-    "where no method is best; the figure still reports it); \"never worse\", ties allowed "
-    "(rejected: outperforming is being better)"};
+    "better. \"Consistently\" means every row compared. The every-column reading (and, for seednorm's "
+    "tables, the main metric with ties allowed) is evaluated beside it; where the readings "
+    "disagree the verdict is reading-dependent, each reading's verdict shown",
+    "every column as the decider (not preferred: the sentences summarize, and most tables have "
+    "columns where no method is best; evaluated as a reading); \"never worse\", ties allowed "
+    "(not preferred: outperforming is being better; evaluated as a reading where the tables "
+    "print ties)"};
 
 // [rows, cols] with entries std * N(0, 1) (std > 0): the Gaussian initializer
 // on the stream (seed, tensor), element (i, j) at index i * cols + j. Every
