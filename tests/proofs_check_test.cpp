@@ -836,6 +836,32 @@ double rademacher_dot_variance(int d) {
   return sum2 / double(n);  // the mean of s is 0 by symmetry
 }
 
+TEST(AuditSeednorm, SentencesOverTablesOneAndTwoCountEachComparedCell) {
+  // Table 2 as printed (lines 463-468): SeeDNorm ties DyT in ViT-L (83.6),
+  // both baselines in ConvNeXT-B (83.7) and LayerNorm in ViT-L (MAE) (85.5),
+  // and is below neither anywhere: 4 ties among its 12 cells. Table 1's five
+  // SeeDNorm pairs are better in Loss and PPL (10 cells): 18 of 22 strictly
+  // better, 22 of 22 with ties allowed.
+  const Verdict a = verdict_of("seednorm.claim.abstract-superior");
+  expect_readings(a, {{Status::fails, Fault::overstatement},
+                      {Status::fails, Fault::overstatement},
+                      {Status::holds, Fault::none}});
+  EXPECT_EQ(measured(a, "main_cells"), 22);
+  EXPECT_EQ(measured(a, "main_tied"), 4);
+  EXPECT_EQ(measured(a, "main_worse"), 0);
+  EXPECT_EQ(measured(a, "main_ok"), 18);
+  // Each failing reading names its own cells: the every-column one its 47.
+  EXPECT_NE(a.readings[1].finding.wrong.find("of 47"), std::string::npos)
+      << a.readings[1].finding.wrong;
+  // The supervised rows (the first 4): 3 of the 4 ties, 8 cells.
+  const Verdict s = verdict_of("seednorm.sec.4.2.supervised-better");
+  EXPECT_EQ(measured(s, "main_cells"), 8);
+  EXPECT_EQ(measured(s, "main_tied"), 3);
+  EXPECT_NEAR(measured(s, "vision0_mean_seednorm"), (82.7 + 83.6 + 83.7 + 84.6) / 4, 1e-12);
+  // The MAE rows against DyT (83.5 vs 83.2, 85.5 vs 85.4): both better.
+  EXPECT_EQ(verdict_of("seednorm.sec.4.2.mae-finetune").status, Status::holds);
+}
+
 TEST(AuditSeednorm, DotProductVarianceGrowsWithDSoTheorem32FailsAndB6Holds) {
   for (int d = 1; d <= 5; ++d) EXPECT_DOUBLE_EQ(rademacher_dot_variance(d), double(d));
   const auto thm = verdict_of("seednorm.thm.3.2");
