@@ -4,9 +4,9 @@
 // main metric strictly better (preferred unless the sentence names its
 // columns: the LM tables' Loss and PPL, Table 2's Acc@1), every column
 // strictly better, the main metric with ties allowed; "consistently" means
-// every row compared. A sentence about the LM tables that compares rows is
-// data (Sentence, sentence_verdict); the ones that mix tables or add a
-// condition of their own (Frac-Connection's relative gains) stay code.
+// every row compared. A sentence that compares rows of the LM tables or
+// Table 2's columns is data (Sentence, sentence_verdict); the one that adds a
+// condition of its own (Frac-Connection's relative gains) stays code.
 #include <functional>
 #include <iterator>
 #include <string>
