@@ -1124,17 +1124,73 @@ TEST(AuditScalevec, DualPlacementIsOvertakenOnTheShrunkTeacher) {
   EXPECT_GT(measured(v, "violating_points"), 0);
 }
 
-TEST(AuditScalevec, MdPreconditionerAtTheInitHasEigenvaluesDAndOne) {
-  // At r = 1, u = 1 (d = 3): P = I + (1 - 1/3) 1 1^T, eigenvalue 1 + 2 = 3 along 1, 1 across.
-  const Mat<double> P =
-      scalevec::dynamics::md_preconditioner(1.0, Mat<double>(Mat<double>::Ones(1, 3)));
-  Mat<double> one = Mat<double>::Ones(3, 1);
-  EXPECT_NEAR((P * one - 3 * one).norm(), 0, 1e-14);
+TEST(AuditScalevec, MdPreconditionerAtTheInitIsAnisotropicUnderRmsOnly) {
+  namespace dyn = scalevec::dynamics;
+  const Mat<double> u = Mat<double>::Ones(1, 3), one = Mat<double>::Ones(3, 1);
   Mat<double> across(3, 1);
   across << 1, -1, 0;
+  // RMS, at r = 1, u = 1 (d = 3): P = I + (1 - 1/3) 1 1^T, eigenvalue 1 + 2 = 3 along 1, 1 across.
+  const Mat<double> P = dyn::md_preconditioner(1.0, u);
+  EXPECT_NEAR((P * one - 3 * one).norm(), 0, 1e-14);
   EXPECT_NEAR((P * across - across).norm(), 0, 1e-14);
-  EXPECT_EQ(verdict_of("scalevec.sec.3.3.md-preconditioner").status, Status::holds);
+  // ||u||, at r = sqrt(3), u = 1 (g = 1 too): J_r = 1 / sqrt(3), J_u = (sqrt(3) / sqrt(3)) (I -
+  // 1 1^T / 3), so P = 1 1^T / 3 + (I - 1 1^T / 3) = I: eigenvalue 1 along 1 and across it.
+  const Mat<double> P2 = dyn::md_preconditioner(std::sqrt(3.0), u, dyn::MdNorm::l2);
+  EXPECT_NEAR((P2 * one - one).norm(), 0, 1e-14);
+  EXPECT_NEAR((P2 * across - across).norm(), 0, 1e-14);
+  // So the RMS reading's P at g = 1 is more anisotropic than the plain vector's
+  // P = I (max / min = d, smallest at d = 2 of the check's d = 2..6) and the
+  // ||u|| reading's is not (max / min = 1): the readings disagree.
+  const auto v = verdict_of("scalevec.sec.3.3.md-preconditioner");
+  EXPECT_EQ(v.status, Status::reading_dependent) << v.detail;
+  expect_readings(v,
+                  {{Status::holds, Fault::none}, {Status::fails, Fault::reconstruction_refuted}});
+  EXPECT_NEAR(measured(v, "init_anisotropy_min"), 2, 1e-12);
+  EXPECT_NEAR(measured(v, "reading2_init_anisotropy_min"), 1, 1e-12);
+  // Both readings' formulas (Jacobians, closed form) hold: only the anisotropy differs.
+  EXPECT_LE(measured(v, "jacobian_rel_err_50"), 1e-25);
+  EXPECT_LE(measured(v, "reading2_jacobian_rel_err_50"), 1e-25);
+  EXPECT_LE(measured(v, "reading2_closed_form_rel_err_50"), 1e-40);
   EXPECT_EQ(verdict_of("scalevec.sec.2.1.absorption").status, Status::holds);
+}
+
+TEST(AuditScalevec, MdWithUnitNormIsOvertakenOnTheShrunkTeacher) {
+  // w* = [0.7, -0.1] (m = 1, d = 2), the shrunk counterexample of the u / ||u||
+  // reading, integrated here by hand. MD with g = r u / ||u||, w = u / ||u||:
+  //   dW_j/dt = -M_j g_j,  dr/dt = -w . G,  du/dt = -(r / ||u||) (G - w (w . G)),
+  // G_j = W_j M_j, M_j = W_j g_j - w*_j, from W = 0, r = sqrt(2), u = 1 (g = 1);
+  // the plain vector dW_j/dt = -M_j g_j, dg_j/dt = -W_j M_j from W = 0, g = 1.
+  const double w1 = 0.7, w2 = -0.1;
+  auto md = [&](const std::array<double, 5>& y) {  // W1, W2, r, u1, u2
+    const double n = std::hypot(y[3], y[4]), c1 = y[3] / n, c2 = y[4] / n;
+    const double g1 = y[2] * c1, g2 = y[2] * c2;
+    const double G1 = y[0] * (y[0] * g1 - w1), G2 = y[1] * (y[1] * g2 - w2);
+    const double wG = c1 * G1 + c2 * G2;
+    return std::array<double, 5>{-(y[0] * g1 - w1) * g1, -(y[1] * g2 - w2) * g2, -wG,
+                                 -y[2] / n * (G1 - c1 * wG), -y[2] / n * (G2 - c2 * wG)};
+  };
+  auto sv = [&](const std::array<double, 4>& y) {  // W1, W2, g1, g2
+    const double m1 = y[0] * y[2] - w1, m2 = y[1] * y[3] - w2;
+    return std::array<double, 4>{-m1 * y[2], -m2 * y[3], -y[0] * m1, -y[1] * m2};
+  };
+  const double T = 8, h = 1e-3;  // RK4 error ~ h^4 = 1e-12, far below the gap checked
+  const auto ym = rk4(std::array<double, 5>{0, 0, std::sqrt(2.0), 1, 1}, md, T, h);
+  const auto ys = rk4(std::array<double, 4>{0, 0, 1, 1}, sv, T, h);
+  const double n = std::hypot(ym[3], ym[4]);
+  const double loss_md = 0.5 * (std::pow(ym[0] * ym[2] * ym[3] / n - w1, 2) +
+                                std::pow(ym[1] * ym[2] * ym[4] / n - w2, 2));
+  const double loss_sv = 0.5 * (std::pow(ys[0] * ys[2] - w1, 2) + std::pow(ys[1] * ys[3] - w2, 2));
+  EXPECT_GT(loss_md, 1.1 * loss_sv) << loss_md << " vs " << loss_sv;
+  // ||u|| is conserved (du/dt is orthogonal to u): the drift is RK4's alone.
+  EXPECT_NEAR(n, std::sqrt(2.0), 1e-9);
+  const auto v = verdict_of("scalevec.sec.3.3.md-faster");
+  EXPECT_EQ(v.status, Status::reading_dependent) << v.detail;
+  expect_readings(v,
+                  {{Status::holds, Fault::none}, {Status::fails, Fault::reconstruction_refuted}});
+  EXPECT_EQ(measured(v, "violating_points"), 0);
+  EXPECT_GT(measured(v, "reading2_violating_instances"), 0);
+  EXPECT_EQ(measured(v, "reading2_shrunk_rows"), 1);
+  EXPECT_EQ(measured(v, "reading2_shrunk_cols"), 2);
 }
 
 TEST(AuditRescale, UniformLawsShareTheNormalLawsVariance) {

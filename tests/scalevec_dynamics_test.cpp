@@ -108,7 +108,7 @@ double central(F f, double eps) {
 
 TEST(ScalevecDynamics, GradientsMatchCentralDifferences) {
   // For without, with_g and dp, L is a quadratic in any single entry (W_ij, g_j,
-  // a_i enter the residual linearly), and so is it in r for md: the central
+  // a_i enter the residual linearly), and so is it in r for md(_l2): the central
   // difference is exact up to rounding, ~ 1e-16 |L| / eps = 1e-11 |L| at
   // eps = 1e-5. For u, L is smooth with O(1) third derivatives here, truncation
   // eps^2 / 6 |L'''| ~ 1e-10. Tolerance 1e-8 (1 + |grad|).
@@ -120,11 +120,11 @@ TEST(ScalevecDynamics, GradientsMatchCentralDifferences) {
   s.r = 0.8;
   s.u = random_mat(1, 4, 7, 4).array() + 2.0;
   const double eps = 1e-5, tol = 1e-8;
-  for (Model model : {Model::without, Model::with_g, Model::dp, Model::md}) {
+  for (Model model : {Model::without, Model::with_g, Model::dp, Model::md, Model::md_l2}) {
     State<double> st = s;
-    if (model == Model::without || model == Model::md) st.g.resize(0, 0);
+    if (model == Model::without || is_md(model)) st.g.resize(0, 0);
     if (model != Model::dp) st.a.resize(0, 0);
-    if (model != Model::md) st.u.resize(0, 0);
+    if (!is_md(model)) st.u.resize(0, 0);
     const State<double> gr = gradient(model, st, Ws);
     double worst = 0;
     auto check = [&](M State<double>::*field, double analytic, Eigen::Index i, Eigen::Index j) {
@@ -161,6 +161,21 @@ TEST(ScalevecDynamics, GradientsMatchCentralDifferences) {
   }
 }
 
+// dg/d(r, u) of md_scale by central differences, step eps: d x (1 + d), the
+// columns d/dr, d/du_k.
+M md_jacobian_fd(double r, const M& u, MdNorm form, double eps) {
+  const Eigen::Index d = u.cols();
+  M J(d, d + 1);
+  J.col(0) = ((md_scale(r + eps, u, form) - md_scale(r - eps, u, form)) / (2 * eps)).transpose();
+  for (Eigen::Index k = 0; k < d; ++k) {
+    M up = u, um = u;
+    up(0, k) += eps;
+    um(0, k) -= eps;
+    J.col(k + 1) = ((md_scale(r, up, form) - md_scale(r, um, form)) / (2 * eps)).transpose();
+  }
+  return J;
+}
+
 TEST(ScalevecDynamics, PreconditionerIsJJTransposeAndMatchesClosedForm) {
   // P from the explicit Jacobians equals the closed form v^T v + (r/rho)^2 (I - v^T v / d)
   // to rounding; J from finite differences of md_scale (central, eps = 1e-6,
@@ -169,20 +184,52 @@ TEST(ScalevecDynamics, PreconditionerIsJJTransposeAndMatchesClosedForm) {
   const M u = random_mat(1, 5, 9, 1).array() + 0.5;
   const M P = md_preconditioner(r, u);
   EXPECT_LT((P - md_preconditioner_closed_form(r, u)).cwiseAbs().maxCoeff(), 1e-13);
-  M J(5, 6);  // columns: d/dr, d/du_k
-  const double eps = 1e-6;
-  J.col(0) = ((md_scale(r + eps, u) - md_scale(r - eps, u)) / (2 * eps)).transpose();
-  for (int k = 0; k < 5; ++k) {
-    M up = u, um = u;
-    up(0, k) += eps;
-    um(0, k) -= eps;
-    J.col(k + 1) = ((md_scale(r, up) - md_scale(r, um)) / (2 * eps)).transpose();
-  }
+  const M J = md_jacobian_fd(r, u, MdNorm::rms, 1e-6);
   EXPECT_LT((P - J * J.transpose()).cwiseAbs().maxCoeff(), 1e-8);
   // At the init (r = 1, u = 1): P = I + (1 - 1/d) 1 1^T.
   const M P0 = md_preconditioner(1.0, M(M::Ones(1, 5)));
   const M P0x = M::Identity(5, 5) + (1 - 1.0 / 5) * M::Ones(5, 5);
   EXPECT_LT((P0 - P0x).cwiseAbs().maxCoeff(), 1e-15);
+}
+
+TEST(ScalevecDynamics, UnitNormMDJacobiansMatchCentralDifferences) {
+  // g = r u / ||u||: md_jacobian_r/u(..., MdNorm::l2) against central
+  // differences of md_scale (eps = 1e-6: truncation eps^2 / 6 |g'''| ~ 1e-13
+  // for |u_j| ~ 1, rounding 1e-16 / eps = 1e-10), so 1e-8 on each entry; P
+  // from them against J J^T and the closed form w^T w + (r/||u||)^2 (I - w^T w)
+  // written out here (w = u / ||u||), to rounding (1e-13).
+  const double r = 1.7, eps = 1e-6;
+  const M u = random_mat(1, 5, 9, 1).array() + 0.5;
+  const M J = md_jacobian_fd(r, u, MdNorm::l2, eps);
+  M Ja(5, 6);
+  Ja.col(0) = md_jacobian_r(r, u, MdNorm::l2);
+  Ja.rightCols(5) = md_jacobian_u(r, u, MdNorm::l2);
+  EXPECT_LT((Ja - J).cwiseAbs().maxCoeff(), 1e-8);
+  const M P = md_preconditioner(r, u, MdNorm::l2);
+  EXPECT_LT((P - J * J.transpose()).cwiseAbs().maxCoeff(), 1e-8);
+  const M w = u / u.norm();
+  const double c = r * r / u.squaredNorm();
+  const M closed = w.transpose() * w + c * (M::Identity(5, 5) - w.transpose() * w);
+  EXPECT_LT((P - closed).cwiseAbs().maxCoeff(), 1e-13);
+  EXPECT_LT((md_preconditioner_closed_form(r, u, MdNorm::l2) - closed).cwiseAbs().maxCoeff(),
+            1e-13);
+  // The same g as the RMS form at r / sqrt(5): the u-Jacobian is the same, the
+  // r-column is 1/sqrt(5) of it. Each side is a handful of roundings of O(1)
+  // numbers (~1e-16 each), so 1e-14 below.
+  const double r_rms = r / std::sqrt(5.0);
+  EXPECT_LT((md_scale(r, u, MdNorm::l2) - md_scale(r_rms, u)).cwiseAbs().maxCoeff(), 1e-14);
+  EXPECT_LT((md_jacobian_u(r, u, MdNorm::l2) - md_jacobian_u(r_rms, u)).cwiseAbs().maxCoeff(),
+            1e-14);
+  EXPECT_LT((std::sqrt(5.0) * md_jacobian_r(r, u, MdNorm::l2) - md_jacobian_r(r_rms, u))
+                .cwiseAbs()
+                .maxCoeff(),
+            1e-14);
+  // From md_l2's init (r = sqrt(d), u = 1, so g = 1) P is the identity, the
+  // plain scale vector's.
+  const State<double> s0 = initial_state<double>(Model::md_l2, 2, 5);
+  EXPECT_LT((effective_g(Model::md_l2, s0) - M::Ones(1, 5)).cwiseAbs().maxCoeff(), 1e-14);
+  EXPECT_LT((md_preconditioner(s0.r, s0.u, MdNorm::l2) - M::Identity(5, 5)).cwiseAbs().maxCoeff(),
+            1e-14);
 }
 
 TEST(ScalevecDynamics, PreconditionerPredictsTheSimulatedMDFlow) {
@@ -229,7 +276,7 @@ TEST(ScalevecDynamics, LossesDecreaseAlongGradientFlow) {
   // (~1e-7 over the run) is far below the decrease between samples, except
   // where L has flattened out, so the check allows 1e-12 L(0) of increase.
   const M Ws = teacher(3, 4, 5);
-  for (Model model : {Model::without, Model::with_g, Model::dp, Model::md}) {
+  for (Model model : {Model::without, Model::with_g, Model::dp, Model::md, Model::md_l2}) {
     const auto tr = integrate(model, Ws, grid(6.0, 60), 0.025);
     for (std::size_t k = 1; k < tr.size(); ++k)
       EXPECT_LE(tr[k].loss, tr[k - 1].loss + 1e-12 * tr[0].loss)

@@ -23,8 +23,8 @@ Verdict setting_gradients(const Context& ctx) {
   const M W_star = gaussian(ctx.seed, mm, d, 1.0, 3200);
   double worst = 0;
   std::vector<Measure> meas;
-  for (const auto model :
-       {dyn::Model::without, dyn::Model::with_g, dyn::Model::dp, dyn::Model::md}) {
+  for (const auto model : {dyn::Model::without, dyn::Model::with_g, dyn::Model::dp, dyn::Model::md,
+                           dyn::Model::md_l2}) {
     // Inputs in the order W, then g / a / r, u as the model uses them.
     auto unpack = [model](const auto& in) {
       using S = typename std::decay_t<decltype(in)>::value_type::Scalar;
@@ -33,7 +33,7 @@ Verdict setting_gradients(const Context& ctx) {
       std::size_t i = 1;
       if (model == dyn::Model::with_g || model == dyn::Model::dp) s.g = in[i++];
       if (model == dyn::Model::dp) s.a = in[i++];
-      if (model == dyn::Model::md) {
+      if (dyn::is_md(model)) {
         s.r = in[i++](0, 0);
         s.u = in[i++];
       }
@@ -52,7 +52,7 @@ Verdict setting_gradients(const Context& ctx) {
       std::vector<Mat<S>> out{Mat<S>(c * gr.W)};
       if (model == dyn::Model::with_g || model == dyn::Model::dp) out.push_back(c * gr.g);
       if (model == dyn::Model::dp) out.push_back(c * gr.a);
-      if (model == dyn::Model::md) {
+      if (dyn::is_md(model)) {
         out.push_back(Mat<S>::Constant(1, 1, c * gr.r));
         out.push_back(c * gr.u);
       }
@@ -68,7 +68,7 @@ Verdict setting_gradients(const Context& ctx) {
       names.push_back("a");
       in.push_back((gaussian(ctx.seed, 1, mm, 0.4, 3203).array() + 1.0).matrix());
     }
-    if (model == dyn::Model::md) {
+    if (dyn::is_md(model)) {
       names.push_back("r");
       in.push_back(M::Constant(1, 1, 0.8));
       names.push_back("u");
@@ -81,7 +81,8 @@ Verdict setting_gradients(const Context& ctx) {
     worst = std::max(worst, e);
   }
   meas.push_back({"normwise_err_50", worst});
-  const std::string regime = "W* [3x4] N(0,1), random states; models without, with_g, dp, md";
+  const std::string regime =
+      "W* [3x4] N(0,1), random states; models without, with_g, dp, md, md_l2";
   if (worst <= 1e-20) return holds("err " + sci(worst), regime + ", 50-digit FD", meas);
   return fails(Fault::math_error, "err " + sci(worst),
                regime + ": a gradient is off by " + sci(worst), meas);
@@ -237,12 +238,13 @@ void add_scalevec_gradient_flow_claims(Registrar& r) {
          .quote = "Both objectives are optimized by gradient flow (GF): and .",
          .reading = &kSetting21Reading,
          .inputs = "W* 3x4 N(0,1) (tensor 3200); state W 3x4 0.7 N(0,1) (3201), g 1x4 1 + 0.4 "
-                   "N(0,1) (3202), a 1x3 1 + 0.4 N(0,1) (3203), MD r = 0.8 and u 1x4 1.5 + 0.4 "
-                   "N(0,1) (3204)",
+                   "N(0,1) (3202), a 1x3 1 + 0.4 N(0,1) (3203), MD (both norms) r = 0.8 and u 1x4 "
+                   "1.5 + 0.4 N(0,1) (3204)",
          .formula = "dynamics.hpp gradient() of L = 1/2 ||theta - W*||_F^2 with theta = W, W "
-                    "diag(g), diag(a) W diag(g), W diag(r u / RMS(u)), against the 50-digit "
+                    "diag(g), diag(a) W diag(g), W diag(r u / RMS(u)), W diag(r u / ||u||), "
+                    "against the 50-digit "
                     "central FD of dynamics.hpp loss()",
-         .threshold = "holds if the worst normwise error over the 4 models <= 1e-20 (the "
+         .threshold = "holds if the worst normwise error over the 5 models <= 1e-20 (the "
                       "verifier's 50-digit tolerance)",
          .against = "50-digit central finite differences of dynamics.hpp loss()",
          .check = setting_gradients});

@@ -23,11 +23,15 @@ inline const Reading kStrategyFormsReading{
     "scale vectors 'on the input side of a linear map', line 131, and calls that AP); DNP's n_h "
     "with a gain of its own (rejected: a is the only output-side vector the text names); MD with "
     "u / ||u|| (not chosen: the project's definition, shared/papers/README.md, writes u / "
-    "RMS(u), whose init r = 1, u = 1 gives g(0) = 1; NOT EVALUATED, and not equivalent: g = r u / "
-    "||u|| is the same map with r / sqrt(d) in place of r, but gradient flow on r then moves r / "
-    "sqrt(d) at 1/d of the RMS form's rate, so P = w^T w + (r / ||u||)^2 (I - w^T w), w = u / "
-    "||u||, with eigenvalue 1 along g and, from g(0) = 1 (r(0) = sqrt(d)), P(0) = I: the verdicts "
-    "of scalevec.sec.3.3.md-preconditioner and md-faster are for the RMS form only); eps = 0 in "
+    "RMS(u), whose init r = 1, u = 1 gives g(0) = 1; EVALUATED beside it by "
+    "scalevec.sec.3.3.md-preconditioner and md-faster, whose verdicts give each reading's "
+    "verdict and figure. Not equivalent: g = r u / ||u|| is the same map with r / sqrt(d) in "
+    "place of r, but gradient flow on r then moves r / sqrt(d) at 1/d of the RMS form's rate, "
+    "so P = w^T w + (r / ||u||)^2 (I - w^T w), w = u / ||u||, eigenvalue 1 along g, (r / "
+    "||u||)^2 across. Its init is r(0) = sqrt(d), u = 1, so g(0) = 1 as for the plain vector "
+    "and the RMS form: r = 1 would start it from g(0) = 1 / sqrt(d), and the faster-descent "
+    "comparison would then measure the init, not the reparameterization. From there P(0) = I, "
+    "the plain vector's: at the start this form induces no anisotropy at all); eps = 0 in "
     "n(x) (no claim depends on it: the absorption and the gradients are exact for any eps)"};
 
 // Setting 2.1: its formulas were stripped from line 115.

@@ -14,8 +14,11 @@
 //   Model::dp       f(x) = diag(a) W diag(g) x   L = 1/2 ||diag(a) W diag(g) - W*||_F^2
 //   Model::md       f(x) = W diag(g) x,  g = r u / RMS(u),  RMS(u) = sqrt(mean(u^2))
 //                   (no epsilon here: u = 0 is rejected), parameters (W, r, u)
+//   Model::md_l2    the same with g = r u / ||u|| (the usual weight-normalization
+//                   form; the alternative reading of Sec. 3.3, see MdNorm)
 //
-// Initial state W(0) = 0, g(0) = 1, a(0) = 1, r(0) = 1, u(0) = 1 (so g = 1).
+// Initial state W(0) = 0, g(0) = 1, a(0) = 1, r(0) = 1, u(0) = 1 (so g = 1);
+// md_l2 starts at r(0) = sqrt(d), u(0) = 1, so that its g(0) = 1 too.
 // Gradient flow d(theta)/dt = -grad_theta L, integrated with classical RK4.
 //
 // Exact gradients. With the residual M (m x d) of each model,
@@ -27,7 +30,8 @@
 //                                       grad_W_ij = a_i M_ij g_j
 //                                       grad_a_i  = sum_j M_ij W_ij g_j
 //                                       grad_g_j  = sum_i M_ij a_i W_ij
-//   md:      g = r u / rho, rho = RMS(u); with G = grad_g L of with_g at that g,
+//   md:      g = r u / rho, rho = RMS(u) (||u|| for md_l2); with G = grad_g L of
+//            with_g at that g,
 //                                       grad_W = M diag(g)
 //                                       grad_r = J_r^T G,  grad_u = J_u^T G
 //            (J_r, J_u below).
@@ -56,7 +60,7 @@
 
 namespace scaleref::scalevec::dynamics {
 
-enum class Model { without, with_g, dp, md };
+enum class Model { without, with_g, dp, md, md_l2 };
 
 inline const char* model_name(Model m) {
   switch (m) {
@@ -68,6 +72,8 @@ inline const char* model_name(Model m) {
       return "dp";
     case Model::md:
       return "md";
+    case Model::md_l2:
+      return "md_l2";
   }
   return "?";
 }
@@ -75,8 +81,19 @@ inline const char* model_name(Model m) {
 // The parameters of every model in one struct; fields a model does not use
 // stay empty (0 x 0), r stays 1. Vectors are 1 x n row vectors.
 //   without: W          with_g: W, g          dp: W, a (1 x m), g (1 x d)
-//   md: W, r, u (g is derived: md_scale(r, u))
+//   md, md_l2: W, r, u (g is derived: md_scale(r, u, md_norm_of(model)))
 // A gradient has the same layout.
+// Sec. 3.3's MD divides the direction u by a norm (the copy lost the section).
+// rms: RMS(u) = sqrt(mean(u^2)), the project's definition (shared/papers/
+// README.md); l2: ||u|| = sqrt(d) RMS(u), the usual weight-normalization form.
+// Both give the same set of maps g = r u / norm (r / sqrt(d) of the one is r of
+// the other), but not the same gradient flow on (r, u): see md_preconditioner.
+enum class MdNorm { rms, l2 };
+
+inline bool is_md(Model m) { return m == Model::md || m == Model::md_l2; }
+
+inline MdNorm md_norm_of(Model m) { return m == Model::md_l2 ? MdNorm::l2 : MdNorm::rms; }
+
 template <class S>
 struct State {
   Mat<S> W;
@@ -113,7 +130,7 @@ void check_state(Model model, const State<S>& s, const Mat<S>& W_star, const cha
   require(all_finite(s.W), where, "expected a finite W");
   if (model == Model::with_g || model == Model::dp) check_vec(s.g, d, "g", where);
   if (model == Model::dp) check_vec(s.a, m, "a", where);
-  if (model == Model::md) {
+  if (is_md(model)) {
     using std::isfinite;
     require(isfinite(s.r), where, "expected a finite r");
     check_vec(s.u, d, "u", where);
@@ -142,38 +159,59 @@ S rms(const Mat<S>& u) {
   return sqrt(u.squaredNorm() / S(u.size()));
 }
 
-// MD's scale vector g = r u / RMS(u).
+// u's norm under the form: RMS(u) or ||u||.
 template <class S>
-Mat<S> md_scale(const S& r, const Mat<S>& u) {
+S md_norm(const Mat<S>& u, MdNorm form) {
+  using std::sqrt;
+  return form == MdNorm::rms ? rms(u) : sqrt(u.squaredNorm());
+}
+
+namespace detail {
+
+// k = ||u||^2 / norm(u)^2: d for RMS, 1 for ||u||. Every formula below is
+// written once in terms of nu = norm(u) and k (the derivation is the same).
+template <class S>
+S md_k(Eigen::Index d, MdNorm form) {
+  return form == MdNorm::rms ? S(d) : S(1);
+}
+
+template <class S>
+void check_md_u(const Mat<S>& u, const char* where) {
+  require(u.rows() == 1 && u.cols() >= 1 && u.squaredNorm() > S(0), where,
+          "expected a nonzero u of shape [1xd], got ", shape_str(u));
+}
+
+}  // namespace detail
+
+// MD's scale vector g = r u / nu, nu = RMS(u) (the project's definition) or ||u||.
+template <class S>
+Mat<S> md_scale(const S& r, const Mat<S>& u, MdNorm form = MdNorm::rms) {
   require(u.rows() == 1 && u.cols() >= 1, "scalevec::dynamics::md_scale",
           "expected u of shape [1xd], got ", shape_str(u));
   require(u.squaredNorm() > S(0), "scalevec::dynamics::md_scale", "expected a nonzero u");
-  return (r / rms(u)) * u;
+  return (r / md_norm(u, form)) * u;
 }
 
-// J_r = dg/dr = u / rho, as a d x 1 column.
+// J_r = dg/dr = u / nu = v^T, as a d x 1 column (v = u / nu, ||v||^2 = k).
 template <class S>
-Mat<S> md_jacobian_r(const S& /*r*/, const Mat<S>& u) {
-  require(u.rows() == 1 && u.cols() >= 1 && u.squaredNorm() > S(0),
-          "scalevec::dynamics::md_jacobian_r", "expected a nonzero u of shape [1xd], got ",
-          shape_str(u));
-  return (u / rms(u)).transpose();
+Mat<S> md_jacobian_r(const S& /*r*/, const Mat<S>& u, MdNorm form = MdNorm::rms) {
+  detail::check_md_u(u, "scalevec::dynamics::md_jacobian_r");
+  return (u / md_norm(u, form)).transpose();
 }
 
-// J_u = dg/du (d x d). With rho = sqrt(mean(u^2)), d rho / d u_k = u_k / (d rho):
-//   dg_j/du_k = r (delta_jk / rho - u_j u_k / (d rho^3))
-//             = (r / rho) (delta_jk - v_j v_k / d),   v = u / rho.
+// J_u = dg/du (d x d). With nu = sqrt(||u||^2 / k) (k = d for RMS, 1 for
+// ||u||), d nu / d u_k = u_k / (k nu):
+//   dg_j/du_q = r (delta_jq / nu - u_j u_q / (k nu^3))
+//             = (r / nu) (delta_jq - v_j v_q / k),   v = u / nu.
 template <class S>
-Mat<S> md_jacobian_u(const S& r, const Mat<S>& u) {
-  require(u.rows() == 1 && u.cols() >= 1 && u.squaredNorm() > S(0),
-          "scalevec::dynamics::md_jacobian_u", "expected a nonzero u of shape [1xd], got ",
-          shape_str(u));
+Mat<S> md_jacobian_u(const S& r, const Mat<S>& u, MdNorm form = MdNorm::rms) {
+  detail::check_md_u(u, "scalevec::dynamics::md_jacobian_u");
   const Eigen::Index d = u.cols();
-  const S rho = rms(u);
-  const Mat<S> v = u / rho;
-  Mat<S> J = -(v.transpose() * v) / S(d);
+  const S nu = md_norm(u, form);
+  const Mat<S> v = u / nu;
+  Mat<S> J = -(v.transpose() * v) / detail::md_k<S>(d, form);
   for (Eigen::Index j = 0; j < d; ++j) J(j, j) += S(1);
-  return (r / rho) * J;
+  return (r / nu) * J;
 }
 
 // The MD preconditioner (project's derivation; the paper's formula was lost).
@@ -184,33 +222,38 @@ Mat<S> md_jacobian_u(const S& r, const Mat<S>& u) {
 //   dg/dt = J_r dr/dt + J_u du/dt = -(J_r J_r^T + J_u J_u^T) grad_g L,
 // so dg/dt = -P grad_g L with
 //   P(r, u) = J_r J_r^T + J_u J_u^T,
-//   J_r = v^T,  J_u = (r / rho) (I - v^T v / d),  v = u / rho (row), rho = RMS(u).
-// Since ||v||^2 = d (no epsilon), Q = I - v^T v / d is the orthogonal projector
+//   J_r = v^T,  J_u = (r / nu) (I - v^T v / k),  v = u / nu (row).
+// Since ||v||^2 = k (no epsilon), Q = I - v^T v / k is the orthogonal projector
 // off v, and Q Q^T = Q, so in closed form
-//   P = v^T v + (r / rho)^2 (I - v^T v / d):
-// eigenvalue ||v||^2 = d along g's direction (radial, moved by r) and
-// (r / rho)^2 on the d - 1 directions orthogonal to it (moved by u): anisotropic
-// unless d = (r / rho)^2. At the init r = 1, u = 1: P = I + (1 - 1/d) 1 1^T.
+//   P = v^T v + (r / nu)^2 (I - v^T v / k):
+// eigenvalue ||v||^2 = k along g's direction (radial, moved by r) and
+// (r / nu)^2 on the d - 1 directions orthogonal to it (moved by u).
+//   RMS (nu = rho, k = d): d along g, (r / rho)^2 across: anisotropic unless
+//     d = (r / rho)^2. At the init r = 1, u = 1: P = I + (1 - 1/d) 1 1^T.
+//   ||u|| (k = 1): 1 along g, (r / ||u||)^2 across. The same g is r_rms =
+//     r / sqrt(d) and the same u, so J_u is the RMS form's, but J_r is 1/sqrt(d)
+//     of it: the radial eigenvalue is d times smaller. At md_l2's init
+//     r = sqrt(d), u = 1 (g = 1): P = I, the plain vector's.
 // This function computes P from the explicit Jacobians (J_r J_r^T + J_u J_u^T);
 // md_preconditioner_closed_form evaluates the closed form.
 template <class S>
-Mat<S> md_preconditioner(const S& r, const Mat<S>& u) {
-  const Mat<S> Jr = md_jacobian_r(r, u), Ju = md_jacobian_u(r, u);
+Mat<S> md_preconditioner(const S& r, const Mat<S>& u, MdNorm form = MdNorm::rms) {
+  const Mat<S> Jr = md_jacobian_r(r, u, form), Ju = md_jacobian_u(r, u, form);
   return Jr * Jr.transpose() + Ju * Ju.transpose();
 }
 
 template <class S>
-Mat<S> md_preconditioner_closed_form(const S& r, const Mat<S>& u) {
-  const Mat<S> Jr = md_jacobian_r(r, u);  // checks u
+Mat<S> md_preconditioner_closed_form(const S& r, const Mat<S>& u, MdNorm form = MdNorm::rms) {
+  const Mat<S> Jr = md_jacobian_r(r, u, form);  // checks u
   const Eigen::Index d = u.cols();
-  const S rho = rms(u), c = (r / rho) * (r / rho);
-  Mat<S> P = Jr * Jr.transpose() * (S(1) - c / S(d));
+  const S nu = md_norm(u, form), c = (r / nu) * (r / nu);
+  Mat<S> P = Jr * Jr.transpose() * (S(1) - c / detail::md_k<S>(d, form));
   for (Eigen::Index j = 0; j < d; ++j) P(j, j) += c;
   return P;
 }
 
 // The effective scale vector of a state: g (with_g, dp), r u / RMS(u) (md),
-// ones (without).
+// r u / ||u|| (md_l2), ones (without).
 template <class S>
 Mat<S> effective_g(Model model, const State<S>& s) {
   switch (model) {
@@ -220,13 +263,17 @@ Mat<S> effective_g(Model model, const State<S>& s) {
     case Model::dp:
       return s.g;
     case Model::md:
-      return md_scale(s.r, s.u);
+    case Model::md_l2:
+      return md_scale(s.r, s.u, md_norm_of(model));
   }
   return {};
 }
 
 // The initial state of Setting 2.1 for W* of shape m x d:
-// W = 0, g = 1, a = 1, r = 1, u = 1 (the fields the model uses).
+// W = 0, g = 1, a = 1, r = 1, u = 1 (the fields the model uses); md_l2 has
+// r = sqrt(d), so that g(0) = sqrt(d) 1 / ||1|| = 1 as for every other model
+// (with r = 1 its g(0) would be 1 / sqrt(d), and a flow compared with the plain
+// vector's would start from another point).
 template <class S>
 State<S> initial_state(Model model, Eigen::Index m, Eigen::Index d) {
   require(m >= 1 && d >= 1, "scalevec::dynamics::initial_state", "expected m, d >= 1, got m = ", m,
@@ -235,7 +282,11 @@ State<S> initial_state(Model model, Eigen::Index m, Eigen::Index d) {
   s.W = Mat<S>::Zero(m, d);
   if (model == Model::with_g || model == Model::dp) s.g = Mat<S>::Ones(1, d);
   if (model == Model::dp) s.a = Mat<S>::Ones(1, m);
-  if (model == Model::md) s.u = Mat<S>::Ones(1, d);
+  if (is_md(model)) s.u = Mat<S>::Ones(1, d);
+  if (model == Model::md_l2) {
+    using std::sqrt;
+    s.r = sqrt(S(d));
+  }
   return s;
 }
 
@@ -270,12 +321,14 @@ State<S> gradient_unchecked(Model model, const State<S>& s, const Mat<S>& W_star
       gr.g = s.a * WM;
       break;
     }
-    case Model::md: {
-      const Mat<S> g = md_scale(s.r, s.u);
+    case Model::md:
+    case Model::md_l2: {
+      const MdNorm form = md_norm_of(model);
+      const Mat<S> g = md_scale(s.r, s.u, form);
       gr.W = M * g.asDiagonal();
       const Mat<S> G = (s.W.cwiseProduct(M)).colwise().sum();  // grad_g L, 1 x d
-      gr.r = (G * md_jacobian_r(s.r, s.u))(0, 0);
-      gr.u = G * md_jacobian_u(s.r, s.u);  // (J_u^T G^T)^T = G J_u
+      gr.r = (G * md_jacobian_r(s.r, s.u, form))(0, 0);
+      gr.u = G * md_jacobian_u(s.r, s.u, form);  // (J_u^T G^T)^T = G J_u
       break;
     }
   }
@@ -293,7 +346,7 @@ S loss(Model model, const State<S>& s, const Mat<S>& W_star) {
 }
 
 // The exact gradient of loss() in the State layout (fields the model does not
-// use stay empty; r's slot is 0 unless md).
+// use stay empty; r's slot is 0 unless md or md_l2).
 template <class S>
 State<S> gradient(Model model, const State<S>& s, const Mat<S>& W_star) {
   detail::check_teacher(W_star, "scalevec::dynamics::gradient");
