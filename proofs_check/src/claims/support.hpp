@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <scaleref/audit/claim.hpp>
 #include <scaleref/fit.hpp>
 #include <scaleref/init/initializers.hpp>
@@ -57,13 +58,51 @@ inline const Reading kOutperformsReading{
     "X strictly better than Y in every row the sentence compares, on the table's main metric: the "
     "column the sentence names; else the table's summary column (Avg., Mean) where it has one; "
     "else its loss or perplexity (language models) or top-1 accuracy (vision). A tie is not "
-    "better. \"Consistently\" means every row compared. The every-column reading (and, for seednorm's "
+    "better. \"Consistently\" means every row compared. The every-column reading (and, for "
+    "seednorm's "
     "tables, the main metric with ties allowed) is evaluated beside it; where the readings "
     "disagree the verdict is reading-dependent, each reading's verdict shown",
     "every column as the decider (not preferred: the sentences summarize, and most tables have "
     "columns where no method is best; evaluated as a reading); \"never worse\", ties allowed "
     "(not preferred: outperforming is being better; evaluated as a reading where the tables "
     "print ties)"};
+
+// A sentence that summarizes the paper's own table or figure: what differs
+// from one such claim to the next. summary_claim fills in what is the same for
+// all of them: an empirical claim on the paper (basis paper) of scope summary,
+// which fails only as an overstatement or a notation slip, and which
+// scaleref's code does not rely on.
+struct SummaryRecord {
+  std::string id;
+  std::string location;
+  std::string statement;
+  long quote_line;
+  std::string quote;
+  const Reading* reading;
+  std::string inputs;
+  std::string formula;
+  std::string threshold;
+  std::string against;
+  std::function<Verdict(const Context&)> check;
+};
+
+inline Claim summary_claim(SummaryRecord s) {
+  return {.id = std::move(s.id),
+          .location = std::move(s.location),
+          .statement = std::move(s.statement),
+          .kind = Kind::empirical,
+          .relied_on = false,
+          .basis = Basis::paper,
+          .quote_line = s.quote_line,
+          .quote = std::move(s.quote),
+          .reading = s.reading,
+          .scope = Scope::summary,
+          .inputs = std::move(s.inputs),
+          .formula = std::move(s.formula),
+          .threshold = std::move(s.threshold),
+          .against = std::move(s.against),
+          .check = std::move(s.check)};
+}
 
 // [rows, cols] with entries std * N(0, 1) (std > 0): the Gaussian initializer
 // on the stream (seed, tensor), element (i, j) at index i * cols + j. Every

@@ -305,19 +305,17 @@ std::string pairs_text(const Beats& b) {
 }
 
 Claim claim_of(Sentence s) {
-  Claim c{.id = s.id,
-          .location = s.location,
-          .statement = s.statement,
-          .kind = Kind::empirical,
-          .relied_on = false,
-          .basis = Basis::paper,
-          .quote_line = s.line,
-          .quote = s.quote,
-          .scope = Scope::summary,
-          .inputs = {},
-          .formula = {},
-          .threshold = {},
-          .check = {}};
+  SummaryRecord c{.id = s.id,
+                  .location = s.location,
+                  .statement = s.statement,
+                  .quote_line = s.line,
+                  .quote = s.quote,
+                  .reading = nullptr,
+                  .inputs = {},
+                  .formula = {},
+                  .threshold = {},
+                  .against = {},
+                  .check = {}};
   if (const Beats* b = std::get_if<Beats>(&s.says)) {
     const std::string table = "Table " + std::to_string(b->table);
     c.reading = &kOutperformsReading;
@@ -359,7 +357,7 @@ Claim claim_of(Sentence s) {
                 columns + ": largest gain over the 0.02 baseline, points and relative)";
   }
   c.check = [s = std::move(s)](const Context&) { return verdict_of(s); };
-  return c;
+  return summary_claim(std::move(c));
 }
 
 }  // namespace

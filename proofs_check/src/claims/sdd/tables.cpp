@@ -438,65 +438,57 @@ void add_sdd_table_claims(Registrar& r) {
          .threshold = "holds if every deviation <= 0.0101 (entries and Avg. rounded to 0.01)",
          .against = "the paper's own Table 1 (mean of the 7 printed task accuracies per row)",
          .check = check_table1_avg});
-  r.add({.id = "sdd.sec.4-2-loss",
-         .location = "Sec. 4.2 with Table 1",
-         .statement = "SDD-1B's loss 2.65 is below OLMo2-1B (2.70), PostNorm-1B (2.69), "
-                      "DeepNorm-1B (2.72) and nGPT-1B (2.71)",
-         .kind = Kind::empirical,
-         .relied_on = false,
-         .basis = Basis::paper,
-         .quote_line = 152,
-         .quote = "It achieves 2.65, outperforming OLMo2-1B (2.70), PostNorm-1B (2.69), "
-                  "DeepNorm-1B (2.72) and nGPT-1B (2.71)",
-         .reading = &kOutperformsReading,
-         .scope = Scope::summary,
-         .inputs = "Table 1's Loss column (6 rows) and the 5 losses quoted in the sentence",
-         .formula = "max |quoted - Table 1| over the 5 quoted losses; min over the named rows of "
-                    "(row loss - SDD-1B loss); Mix-LN and the every-column reading reported",
-         .threshold =
-             "under the column named (preferred): holds if every quote matches to "
-             "0.005 and the margin > 0 (a tie is not better); a margin > 0 with a misquoted "
-             "value is a notation slip, a margin <= 0 an overstatement; "
-             "under every column: holds if SDD-1B is strictly best in each; "
-             "reading-dependent when the two disagree",
-         .against = "the paper's own Table 1 Loss column",
-         .check = ahead({Column::loss,
-                         {{"SDD-1B", 2.65},
-                          {"OLMo2-1B", 2.70},
-                          {"PostNorm-1B", 2.69},
-                          {"DeepNorm-1B", 2.72},
-                          {"nGPT-1B", 2.71}},
-                         false})});
-  r.add({.id = "sdd.sec.4-2-outperforms",
-         .location = "Sec. 4.2 with Table 1",
-         .statement =
-             "SDD-1B consistently outperforms its counterparts (Table 1), with the highest "
-             "average accuracy, 54.04%",
-         .kind = Kind::empirical,
-         .relied_on = false,
-         .basis = Basis::paper,
-         .quote_line = 154,
-         .quote = "SDD-1B consistently outperforms its counterparts, achieving the highest average "
-                  "accuracy of 54.04%",
-         .reading = &kOutperformsReading,
-         .scope = Scope::summary,
-         .inputs = "Table 1 (6 rows: Loss, Perplexity, 7 tasks, Avg.) and the 5 averages quoted "
-                   "in the sentence",
-         .formula = "min over the other rows of (SDD-1B Avg. - row Avg.); max |quoted - Table 1| "
-                    "over the quoted averages; per-task strict-best and loss reported",
-         .threshold = "under the column named, Avg. (preferred): holds if its margin > 0 over "
-                      "every other row (a tie is not better) and the quotes match to 0.005; a "
-                      "margin > 0 with a misquoted value is a notation slip, a margin <= 0 an "
-                      "overstatement; under every column: holds if SDD-1B is strictly best in "
-                      "each; reading-dependent when the two disagree",
-         .against = "the paper's own Table 1",
-         .check = ahead({Column::avg,
-                         {{"SDD-1B", 54.04},
-                          {"OLMo2-1B", 52.01},
-                          {"PostNorm-1B", 52.03},
-                          {"DeepNorm-1B", 51.00},
-                          {"nGPT-1B", 51.40}},
-                         true})});
+  r.add(summary_claim(
+      {.id = "sdd.sec.4-2-loss",
+       .location = "Sec. 4.2 with Table 1",
+       .statement = "SDD-1B's loss 2.65 is below OLMo2-1B (2.70), PostNorm-1B (2.69), "
+                    "DeepNorm-1B (2.72) and nGPT-1B (2.71)",
+       .quote_line = 152,
+       .quote = "It achieves 2.65, outperforming OLMo2-1B (2.70), PostNorm-1B (2.69), "
+                "DeepNorm-1B (2.72) and nGPT-1B (2.71)",
+       .reading = &kOutperformsReading,
+       .inputs = "Table 1's Loss column (6 rows) and the 5 losses quoted in the sentence",
+       .formula = "max |quoted - Table 1| over the 5 quoted losses; min over the named rows of "
+                  "(row loss - SDD-1B loss); Mix-LN and the every-column reading reported",
+       .threshold = "under the column named (preferred): holds if every quote matches to "
+                    "0.005 and the margin > 0 (a tie is not better); a margin > 0 with a misquoted "
+                    "value is a notation slip, a margin <= 0 an overstatement; "
+                    "under every column: holds if SDD-1B is strictly best in each; "
+                    "reading-dependent when the two disagree",
+       .against = "the paper's own Table 1 Loss column",
+       .check = ahead({Column::loss,
+                       {{"SDD-1B", 2.65},
+                        {"OLMo2-1B", 2.70},
+                        {"PostNorm-1B", 2.69},
+                        {"DeepNorm-1B", 2.72},
+                        {"nGPT-1B", 2.71}},
+                       false})}));
+  r.add(summary_claim(
+      {.id = "sdd.sec.4-2-outperforms",
+       .location = "Sec. 4.2 with Table 1",
+       .statement = "SDD-1B consistently outperforms its counterparts (Table 1), with the highest "
+                    "average accuracy, 54.04%",
+       .quote_line = 154,
+       .quote = "SDD-1B consistently outperforms its counterparts, achieving the highest average "
+                "accuracy of 54.04%",
+       .reading = &kOutperformsReading,
+       .inputs = "Table 1 (6 rows: Loss, Perplexity, 7 tasks, Avg.) and the 5 averages quoted "
+                 "in the sentence",
+       .formula = "min over the other rows of (SDD-1B Avg. - row Avg.); max |quoted - Table 1| "
+                  "over the quoted averages; per-task strict-best and loss reported",
+       .threshold = "under the column named, Avg. (preferred): holds if its margin > 0 over "
+                    "every other row (a tie is not better) and the quotes match to 0.005; a "
+                    "margin > 0 with a misquoted value is a notation slip, a margin <= 0 an "
+                    "overstatement; under every column: holds if SDD-1B is strictly best in "
+                    "each; reading-dependent when the two disagree",
+       .against = "the paper's own Table 1",
+       .check = ahead({Column::avg,
+                       {{"SDD-1B", 54.04},
+                        {"OLMo2-1B", 52.01},
+                        {"PostNorm-1B", 52.03},
+                        {"DeepNorm-1B", 51.00},
+                        {"nGPT-1B", 51.40}},
+                       true})}));
   r.add({.id = "sdd.sec.4-2-gains",
          .location = "Sec. 4.2, Downstream Evaluation",
          .statement =
@@ -516,53 +508,47 @@ void add_sdd_table_claims(Registrar& r) {
                       "(misprinted numbers) if not",
          .against = "the paper's own Table 1 ARC-C and HellaSwag columns",
          .check = check_sec42_gains});
-  r.add({.id = "sdd.fig.9-similarity",
-         .location = "Fig. 9 caption and Sec. 4.4, Layer-wise Similarity",
-         .statement = "Fig. 9's caption (SDD-1B has the highest inter-layer similarity) agrees "
-                      "with Sec. 4.4's text on the same figure (SDD-1B has the lowest)",
-         .kind = Kind::empirical,
-         .relied_on = false,
-         .basis = Basis::paper,
-         .quote_line = 173,
-         .quote = "SDD-1B achieves the highest inter-layer similarity, indicating more stable "
-                  "feature propagation.",
-         .reading = &kOutperformsReading,
-         .scope = Scope::summary,
-         .inputs = "the caption (line 173) and the text (line 183, \"SDD-1B exhibits the lowest "
-                   "similarity\"); the 4 models of Fig. 9; the figure's values are not in the "
-                   "paper",
-         .formula = "count the assignments of levels 0..3 to the 4 models (256) in which SDD-1B is "
-                    "strictly highest and strictly lowest; the same with ties allowed, and with "
-                    "the caption read as \"lowest\"",
-         .threshold = "holds if some ordering satisfies both; else a notation slip if the pair is "
-                      "consistent with one word undone, a mathematical error otherwise",
-         .against = "the paper's own text: Fig. 9's caption (line 173) against Sec. 4.4 (line "
-                    "183); exhaustive enumeration of the 256 orderings of 4 models",
-         .check = check_fig9});
-  r.add({.id = "sdd.table.2-lower-loss",
-         .location = "Sec. 4.4 with Table 2",
-         .statement = "PostNorm-581M and DeepNorm-581M fail to converge in some setting; under "
-                      "every perturbation SDD-581M converges and has lower loss than the "
-                      "converged baselines",
-         .kind = Kind::empirical,
-         .relied_on = false,
-         .basis = Basis::paper,
-         .quote_line = 205,
-         .quote = "While PostNorm-581M and DeepNorm-581M fail to converge under certain "
-                  "conditions, SDD-581M consistently stabilizes training and achieves lower loss",
-         .reading = &kOutperformsReading,
-         .scope = Scope::summary,
-         .inputs = "Table 2: 4 models x 4 settings (base, lr*5, Initstd*0.1, wo WarmUp), Loss and "
-                   "Perplexity, \"—\" as non-converged",
-         .formula = "min over settings and converged baselines of (baseline loss - SDD-581M loss); "
-                    "the non-converged settings of every row; the perplexity margin reported",
-         .threshold = "under the loss the sentence names (preferred): holds if the loss margin "
-                      "> 0 (a tie is not better), SDD-581M converges in all 4 settings and "
-                      "PostNorm-581M and DeepNorm-581M each fail in one at least, else an "
-                      "overstatement; under every column the perplexity margin > 0 too; "
-                      "reading-dependent when the two disagree",
-         .against = "the paper's own Table 2",
-         .check = check_table2_lower_loss});
+  r.add(summary_claim(
+      {.id = "sdd.fig.9-similarity",
+       .location = "Fig. 9 caption and Sec. 4.4, Layer-wise Similarity",
+       .statement = "Fig. 9's caption (SDD-1B has the highest inter-layer similarity) agrees "
+                    "with Sec. 4.4's text on the same figure (SDD-1B has the lowest)",
+       .quote_line = 173,
+       .quote = "SDD-1B achieves the highest inter-layer similarity, indicating more stable "
+                "feature propagation.",
+       .reading = &kOutperformsReading,
+       .inputs = "the caption (line 173) and the text (line 183, \"SDD-1B exhibits the lowest "
+                 "similarity\"); the 4 models of Fig. 9; the figure's values are not in the "
+                 "paper",
+       .formula = "count the assignments of levels 0..3 to the 4 models (256) in which SDD-1B is "
+                  "strictly highest and strictly lowest; the same with ties allowed, and with "
+                  "the caption read as \"lowest\"",
+       .threshold = "holds if some ordering satisfies both; else a notation slip if the pair is "
+                    "consistent with one word undone, a mathematical error otherwise",
+       .against = "the paper's own text: Fig. 9's caption (line 173) against Sec. 4.4 (line "
+                  "183); exhaustive enumeration of the 256 orderings of 4 models",
+       .check = check_fig9}));
+  r.add(summary_claim(
+      {.id = "sdd.table.2-lower-loss",
+       .location = "Sec. 4.4 with Table 2",
+       .statement = "PostNorm-581M and DeepNorm-581M fail to converge in some setting; under "
+                    "every perturbation SDD-581M converges and has lower loss than the "
+                    "converged baselines",
+       .quote_line = 205,
+       .quote = "While PostNorm-581M and DeepNorm-581M fail to converge under certain "
+                "conditions, SDD-581M consistently stabilizes training and achieves lower loss",
+       .reading = &kOutperformsReading,
+       .inputs = "Table 2: 4 models x 4 settings (base, lr*5, Initstd*0.1, wo WarmUp), Loss and "
+                 "Perplexity, \"—\" as non-converged",
+       .formula = "min over settings and converged baselines of (baseline loss - SDD-581M loss); "
+                  "the non-converged settings of every row; the perplexity margin reported",
+       .threshold = "under the loss the sentence names (preferred): holds if the loss margin "
+                    "> 0 (a tie is not better), SDD-581M converges in all 4 settings and "
+                    "PostNorm-581M and DeepNorm-581M each fail in one at least, else an "
+                    "overstatement; under every column the perplexity margin > 0 too; "
+                    "reading-dependent when the two disagree",
+       .against = "the paper's own Table 2",
+       .check = check_table2_lower_loss}));
 }
 
 }  // namespace scaleref::audit

@@ -227,289 +227,250 @@ void add_seednorm_prose_claims(Registrar& r) {
                                         false,
                                         {},
                                         {{0, int(std::size(kTable2)), true, true}}});
-  r.add({.id = "seednorm.claim.abstract-superior",
-         .location = "Abstract (line 32) with Tables 1-2",
-         .statement = "\"SeeDNorm achieves consistently superior performance compared to "
-                      "previously commonly used normalization layers such as RMSNorm and "
-                      "LayerNorm, as well as element-wise activation alternatives to normalization "
-                      "layers like DyT.\" (SeeDNorm strictly better in every SeeDNorm-versus-"
-                      "baseline cell of Tables 1 and 2, main metric)",
-         .kind = Kind::empirical,
-         .relied_on = false,
-         .basis = Basis::paper,
-         .quote_line = 32,
-         .quote = "achieves consistently superior performance compared to previously commonly "
-                  "used 032 normalization layers such as RMSNorm and LayerNorm, as well as "
-                  "element-wise 033 activation alternatives to normalization layers like DyT.",
-         .reading = &kOutperformsReading,
-         .scope = Scope::summary,
-         .inputs = tab1_2,
-         .formula = strict +
-                    "Table 1: OLMoE-1.3B/7B, OLMo2-550M/1B SeeDNorm against their baselines and "
-                    "OLMoE-1.3B-SeeDNorm against -DyT; Table 2: SeeDNorm against LayerNorm and "
-                    "DyT in all 6 rows; main metric Loss, PPL (Table 1), Acc@1 (Table 2): 22 "
-                    "cells; every column: 47 cells",
-         .threshold = kEachReadingDecides,
-         .against = "the paper's own Tables 1 and 2 (tables.hpp transcription, matches the text)",
-         .check = every_baseline});
-  r.add({.id = "seednorm.claim.intro-improves",
-         .location = "Sec. 1, contributions (line 70) with Tables 1-2",
-         .statement = "\"SeeDNorm consistently accelerates convergence and improves performance "
-                      "over RMSNorm, LayerNorm and DyT baselines\" (the performance part: SeeDNorm "
-                      "strictly better in every SeeDNorm-versus-baseline cell of Tables 1 and 2, "
-                      "main metric; convergence is the figures')",
-         .kind = Kind::empirical,
-         .relied_on = false,
-         .basis = Basis::paper,
-         .quote_line = 70,
-         .quote = "show that SeeDNorm consistently accelerates convergence and improves "
-                  "performance over RMSNorm, LayerNorm and DyT baselines,",
-         .reading = &kOutperformsReading,
-         .scope = Scope::summary,
-         .inputs = tab1_2,
-         .formula = strict + "the same 22 main-metric and 47 every-column cells as "
-                             "seednorm.claim.abstract-superior",
-         .threshold = kEachReadingDecides,
-         .against = "the paper's own Tables 1 and 2 (tables.hpp transcription, matches the text)",
-         .check = every_baseline});
-  r.add({.id = "seednorm.sec.4.1.moe-comprehensive",
-         .location = "Sec. 4.1 (line 352) with Table 1",
-         .statement = "\"Table 1 and Figure 1 shows that both the 1.3B and 7B models achieve "
-                      "comprehensive improvements in various validation metrics and accuracy in "
-                      "downstream tasks.\" (each OLMoE SeeDNorm row better than its baseline in "
-                      "all 7 columns, the columns the sentence names)",
-         .kind = Kind::empirical,
-         .relied_on = false,
-         .basis = Basis::paper,
-         .quote_line = 352,
-         .quote = "Moreover, Table 1 and Figure 1 shows that both the 1.3B and 7B models achieve "
-                  "345 comprehensive improvements in various validation metrics and accuracy in "
-                  "downstream tasks.",
-         .reading = &kOutperformsReading,
-         .scope = Scope::summary,
-         .inputs = tab1,
-         .formula = strict + "OLMoE-1.3B-SeeDNorm vs OLMoE-1.3B and OLMoE-7B-SeeDNorm vs "
-                             "OLMoE-7B, all 7 columns (14 cells); Loss and PPL reported",
-         .threshold = "computed under each reading shared.reading.outperforms records, the "
-                      "columns the sentence names (validation metrics and downstream "
-                      "accuracies: all 7) preferred: strictly better in all 14 cells, a tie not "
-                      "counting; the main metric strictly, and with ties allowed, beside; "
-                      "reading-dependent when they disagree",
-         .against = "the paper's own Table 1",
-         .check = sentence({{{1, "OLMoE-1.3B-SeeDNorm", "OLMoE-1.3B", Want::better},
-                             {1, "OLMoE-7B-SeeDNorm", "OLMoE-7B", Want::better}},
-                            true})});
-  r.add({.id = "seednorm.sec.4.1.dyt-degrades",
-         .location = "Sec. 4.1 (line 355) with Table 1",
-         .statement = "\"replacing the normalization layers of the OLMoE-1.3B model with "
-                      "saturation activation function like DyT (Zhu et al., 2025b) leads to slow "
-                      "convergence and a degradation in performance.\" (OLMoE-1.3B-DyT worse than "
-                      "OLMoE-1.3B)",
-         .kind = Kind::empirical,
-         .relied_on = false,
-         .basis = Basis::paper,
-         .quote_line = 354,
-         .quote = "contrast, replacing the normalization layers of the OLMoE-1.3B model with "
-                  "saturation activation 347 function like DyT (Zhu et al., 2025b) leads to slow "
-                  "convergence and a degradation in performance.",
-         .reading = &kOutperformsReading,
-         .scope = Scope::summary,
-         .inputs = tab1,
-         .formula = strict + "OLMoE-1.3B-DyT vs OLMoE-1.3B, worse wanted: Loss, PPL (2 cells); "
-                             "all 7 columns reported",
-         .threshold = kEachReadingDecides,
-         .against = "the paper's own Table 1",
-         .check = sentence({{{1, "OLMoE-1.3B-DyT", "OLMoE-1.3B", Want::worse}}})});
-  r.add({.id = "seednorm.sec.4.1.dense-benefits",
-         .location = "Sec. 4.1 (line 369) with Table 1",
-         .statement = "\"SeeDNorm continues to yield benefits in dense models\" (each OLMo2 "
-                      "SeeDNorm row better than its baseline)",
-         .kind = Kind::empirical,
-         .relied_on = false,
-         .basis = Basis::paper,
-         .quote_line = 369,
-         .quote = "Table 1, SeeDNorm continues to yield benefits in dense models,",
-         .reading = &kOutperformsReading,
-         .scope = Scope::summary,
-         .inputs = tab1,
-         .formula = strict + "OLMo2-550M/1B-SeeDNorm vs OLMo2-550M/1B: Loss, PPL (4 cells); all "
-                             "7 columns reported",
-         .threshold = kEachReadingDecides,
-         .against = "the paper's own Table 1",
-         .check = sentence({{{1, "OLMo2-550M-SeeDNorm", "OLMo2-550M", Want::better},
-                             {1, "OLMo2-1B-SeeDNorm", "OLMo2-1B", Want::better}}})});
-  r.add({.id = "seednorm.sec.4.2.supervised-better",
-         .location = "Sec. 4.2 (line 449) with Table 2",
-         .statement = "\"The results in Table 2 demonstrate that applying SeeDNorm achieves better "
-                      "performance compared to both DyT and LayerNorm.\" (the 4 supervised rows)",
-         .kind = Kind::empirical,
-         .relied_on = false,
-         .basis = Basis::paper,
-         .quote_line = 449,
-         .quote = "The results in Table 2 demonstrate that applying SeeDNorm achieves better "
-                  "performance compared to both DyT and LayerNorm.",
-         .reading = &kOutperformsReading,
-         .scope = Scope::summary,
-         .inputs = tab2,
-         .formula = strict + "SeeDNorm vs LayerNorm and vs DyT in ViT-B, ViT-L, ConvNeXT-B, "
-                             "ConvNeXT-L, Acc@1 (8 cells); never worse and the row means "
-                             "reported",
-         .threshold = kEachReadingDecides,
-         .against = "the paper's own Table 2 (4 supervised rows)",
-         .check = sentence({{}, false, {}, {{0, kSupervisedRows, true, true}}})});
-  r.add({.id = "seednorm.sec.4.2.mae-finetune",
-         .location = "Sec. 4.2 (line 451) with Table 2",
-         .statement = "\"Table 2 shows that it also holds an advantage during fine-tuning.\" (the "
-                      "2 MAE rows, against DyT as the figures the sentence continues)",
-         .kind = Kind::empirical,
-         .relied_on = false,
-         .basis = Basis::paper,
-         .quote_line = 451,
-         .quote = "while Table 2 shows that it also holds an advantage during fine-tuning.",
-         .reading = &kOutperformsReading,
-         .scope = Scope::summary,
-         .inputs = tab2,
-         .formula = strict + "SeeDNorm vs DyT in ViT-B (MAE), ViT-L (MAE), Acc@1 (2 cells); vs "
-                             "both DyT and LayerNorm (4 cells) reported",
-         .threshold = kEachReadingDecides,
-         .against = "the paper's own Table 2 (2 MAE rows)",
-         .check = sentence({{},
-                            false,
-                            {},
-                            {{kSupervisedRows, int(std::size(kTable2)), false, true}},
-                            {{kSupervisedRows, int(std::size(kTable2)), true, true}}})});
-  r.add({.id = "seednorm.sec.4.3.alpha-init",
-         .location = "Sec. 4.3 (line 472) with Table 4",
-         .statement = "\"excessively large values of alpha adversely degrade training stability "
-                      "and lead to poorer final performance.\" (alpha <- 10 worse than alpha <- 1 "
-                      "and alpha <- 0.1)",
-         .kind = Kind::empirical,
-         .relied_on = false,
-         .basis = Basis::paper,
-         .quote_line = 472,
-         .quote = "Figure 4 indicates that excessively large values of α adversely degrade "
-                  "training stability and lead to poorer final performance.",
-         .reading = &kOutperformsReading,
-         .scope = Scope::summary,
-         .inputs = tab4,
-         .formula = strict + "alpha <- 10 vs alpha <- 1 and vs alpha <- 0.1, worse wanted: "
-                             "Loss, PPL (4 cells); all 7 columns, alpha <- 10 vs the baseline "
-                             "and alpha <- 1 vs 0.1 reported",
-         .threshold = kEachReadingDecides,
-         .against = "the paper's own Table 4",
-         .check = sentence({{{4, "OLMoE-1.3B-SeeDNorm (alpha <- 10)",
-                              "OLMoE-1.3B-SeeDNorm (alpha <- 1)", Want::worse},
-                             {4, "OLMoE-1.3B-SeeDNorm (alpha <- 10)",
-                              "OLMoE-1.3B-SeeDNorm (alpha <- 0.1)", Want::worse}},
-                            false,
-                            {{4, "OLMoE-1.3B-SeeDNorm (alpha <- 10)", "OLMoE-1.3B", Want::worse},
-                             {4, "OLMoE-1.3B-SeeDNorm (alpha <- 1)",
-                              "OLMoE-1.3B-SeeDNorm (alpha <- 0.1)", Want::better}}})});
-  r.add({.id = "seednorm.sec.4.3.scalar-alpha",
-         .location = "Sec. 4.3 (line 477) with Table 4",
-         .statement = "\"substituting the D-dimensional vector alpha with a scalar leads to a "
-                      "degradation in model performance, but it still surpasses the baseline.\"",
-         .kind = Kind::empirical,
-         .relied_on = false,
-         .basis = Basis::paper,
-         .quote_line = 477,
-         .quote = "leads to a degradation in model performance, but it still surpasses the "
-                  "baseline.",
-         .reading = &kOutperformsReading,
-         .scope = Scope::summary,
-         .inputs = tab4,
-         .formula = strict + "scalar alpha vs alpha <- 1 (worse wanted) and vs OLMoE-1.3B "
-                             "(better wanted): Loss, PPL (2 + 2 cells); all 7 columns reported",
-         .threshold = kEachReadingDecides,
-         .against = "the paper's own Table 4",
-         .check =
-             sentence({{{4, "OLMoE-1.3B-SeeDNorm (scalar alpha)",
-                         "OLMoE-1.3B-SeeDNorm (alpha <- 1)", Want::worse},
-                        {4, "OLMoE-1.3B-SeeDNorm (scalar alpha)", "OLMoE-1.3B", Want::better}}})});
-  r.add({.id = "seednorm.sec.4.3.dot-product",
-         .location = "Sec. 4.3 (line 483) with Table 4",
-         .statement = "\"the results in Table 4 indicate that using the dot product method offers "
-                      "better expressive power and performance.\" (than element-wise x (.) beta)",
-         .kind = Kind::empirical,
-         .relied_on = false,
-         .basis = Basis::paper,
-         .quote_line = 482,
-         .quote = "the results in Table 4 indicate that using the dot 438 product method offers "
-                  "better expressive power and performance.",
-         .reading = &kOutperformsReading,
-         .scope = Scope::summary,
-         .inputs = tab4,
-         .formula = strict + "alpha <- 1 (dot product) vs x (.) beta: Loss, PPL (2 cells); all 7 "
-                             "columns reported",
-         .threshold = kEachReadingDecides,
-         .against = "the paper's own Table 4",
-         .check = sentence({{{4, "OLMoE-1.3B-SeeDNorm (alpha <- 1)",
-                              "OLMoE-1.3B-SeeDNorm (x (.) beta)", Want::better}}})});
-  r.add({.id = "seednorm.app.F.qknorm-per-head",
-         .location = "Appendix F (line 1657) with Table 18",
-         .statement = "\"The results indicate that normalization on each attention head yields "
-                      "slightly better performance, though the difference is not significant.\" "
-                      "(OLMoE-1.3B-SeeDNorm against QKNormAll)",
-         .kind = Kind::empirical,
-         .relied_on = false,
-         .basis = Basis::paper,
-         .quote_line = 1656,
-         .quote = "The results indicate that normalization on each attention head 1558 yields "
-                  "slightly better performance, though the difference is not significant.",
-         .reading = &kOutperformsReading,
-         .scope = Scope::summary,
-         .inputs = tab18,
-         .formula = strict + "OLMoE-1.3B-SeeDNorm vs OLMoE-1.3B-QKNormAll: Loss, PPL (2 cells); "
-                             "all 7 columns and the Loss gains reported",
-         .threshold = kEachReadingDecides,
-         .against = "the paper's own Table 18",
-         .check = sentence({{{18, "OLMoE-1.3B-SeeDNorm", "OLMoE-1.3B-QKNormAll", Want::better}},
-                            false,
-                            {{18, "OLMoE-1.3B-SeeDNorm", "OLMoE-1.3B", Want::better}}})});
-  r.add({.id = "seednorm.app.F.multihead",
-         .location = "Appendix F (line 1664) with Table 18",
-         .statement = "\"The application of multihead SeeDNorm does not improve the performance.\" "
-                      "(MultiheadSeeDNorm against SeeDNorm)",
-         .kind = Kind::empirical,
-         .relied_on = false,
-         .basis = Basis::paper,
-         .quote_line = 1663,
-         .quote = "The application of multihead SeeDNorm 1566 does not improve the performance.",
-         .reading = &kOutperformsReading,
-         .scope = Scope::summary,
-         .inputs = tab18,
-         .formula = strict + "OLMoE-1.3B-MultiheadSeeDNorm vs OLMoE-1.3B-SeeDNorm, not better "
-                             "wanted: Loss, PPL (2 cells); all 7 columns reported",
-         .threshold = "computed under each reading shared.reading.outperforms records: not "
-                      "strictly better in any main-metric cell (preferred; a tie is not an "
-                      "improvement), in any column, and on the main metric with ties allowed; "
-                      "reading-dependent when they disagree",
-         .against = "the paper's own Table 18",
-         .check = sentence(
-             {{{18, "OLMoE-1.3B-MultiheadSeeDNorm", "OLMoE-1.3B-SeeDNorm", Want::not_better}}})});
-  r.add({.id = "seednorm.app.F.frac-connection",
-         .location = "Appendix F (line 1785) with Table 18",
-         .statement = "\"SeeDNorm can further enhance performance, with the effect being more "
-                      "pronounced in downstream tasks.\" (SeeDNorm-FC rows against their "
-                      "Frac-Connection baselines)",
-         .kind = Kind::empirical,
-         .relied_on = false,
-         .basis = Basis::paper,
-         .quote_line = 1785,
-         .quote = "SeeDNorm can further enhance performance, with the effect being more 1665 "
-                  "pronounced in downstream tasks.",
-         .reading = &kOutperformsReading,
-         .scope = Scope::summary,
-         .inputs = tab18,
-         .formula = strict + "SeeDNorm-FCx2 vs FCx2 (1.3B), SeeDNorm-FCx4 vs FCx4 (7B): Loss, PPL "
-                             "(4 cells); and per size the mean relative gain of the 5 accuracies, "
-                             "(a - b) / b, against the relative PPL and Loss gains, (b - a) / b",
-         .threshold = std::string(kEachReadingDecides) +
-                      "; under each, and at each size, the mean relative accuracy gain must "
-                      "exceed the PPL and the Loss gain ('more pronounced in downstream tasks', "
-                      "the columns it names), else an overstatement",
-         .against = "the paper's own Table 18",
-         .check = check_frac_connection});
+  r.add(summary_claim(
+      {.id = "seednorm.claim.abstract-superior",
+       .location = "Abstract (line 32) with Tables 1-2",
+       .statement = "\"SeeDNorm achieves consistently superior performance compared to "
+                    "previously commonly used normalization layers such as RMSNorm and "
+                    "LayerNorm, as well as element-wise activation alternatives to normalization "
+                    "layers like DyT.\" (SeeDNorm strictly better in every SeeDNorm-versus-"
+                    "baseline cell of Tables 1 and 2, main metric)",
+       .quote_line = 32,
+       .quote = "achieves consistently superior performance compared to previously commonly "
+                "used 032 normalization layers such as RMSNorm and LayerNorm, as well as "
+                "element-wise 033 activation alternatives to normalization layers like DyT.",
+       .reading = &kOutperformsReading,
+       .inputs = tab1_2,
+       .formula = strict +
+                  "Table 1: OLMoE-1.3B/7B, OLMo2-550M/1B SeeDNorm against their baselines and "
+                  "OLMoE-1.3B-SeeDNorm against -DyT; Table 2: SeeDNorm against LayerNorm and "
+                  "DyT in all 6 rows; main metric Loss, PPL (Table 1), Acc@1 (Table 2): 22 "
+                  "cells; every column: 47 cells",
+       .threshold = kEachReadingDecides,
+       .against = "the paper's own Tables 1 and 2 (tables.hpp transcription, matches the text)",
+       .check = every_baseline}));
+  r.add(summary_claim(
+      {.id = "seednorm.claim.intro-improves",
+       .location = "Sec. 1, contributions (line 70) with Tables 1-2",
+       .statement = "\"SeeDNorm consistently accelerates convergence and improves performance "
+                    "over RMSNorm, LayerNorm and DyT baselines\" (the performance part: SeeDNorm "
+                    "strictly better in every SeeDNorm-versus-baseline cell of Tables 1 and 2, "
+                    "main metric; convergence is the figures')",
+       .quote_line = 70,
+       .quote = "show that SeeDNorm consistently accelerates convergence and improves "
+                "performance over RMSNorm, LayerNorm and DyT baselines,",
+       .reading = &kOutperformsReading,
+       .inputs = tab1_2,
+       .formula = strict + "the same 22 main-metric and 47 every-column cells as "
+                           "seednorm.claim.abstract-superior",
+       .threshold = kEachReadingDecides,
+       .against = "the paper's own Tables 1 and 2 (tables.hpp transcription, matches the text)",
+       .check = every_baseline}));
+  r.add(summary_claim(
+      {.id = "seednorm.sec.4.1.moe-comprehensive",
+       .location = "Sec. 4.1 (line 352) with Table 1",
+       .statement = "\"Table 1 and Figure 1 shows that both the 1.3B and 7B models achieve "
+                    "comprehensive improvements in various validation metrics and accuracy in "
+                    "downstream tasks.\" (each OLMoE SeeDNorm row better than its baseline in "
+                    "all 7 columns, the columns the sentence names)",
+       .quote_line = 352,
+       .quote = "Moreover, Table 1 and Figure 1 shows that both the 1.3B and 7B models achieve "
+                "345 comprehensive improvements in various validation metrics and accuracy in "
+                "downstream tasks.",
+       .reading = &kOutperformsReading,
+       .inputs = tab1,
+       .formula = strict + "OLMoE-1.3B-SeeDNorm vs OLMoE-1.3B and OLMoE-7B-SeeDNorm vs "
+                           "OLMoE-7B, all 7 columns (14 cells); Loss and PPL reported",
+       .threshold = "computed under each reading shared.reading.outperforms records, the "
+                    "columns the sentence names (validation metrics and downstream "
+                    "accuracies: all 7) preferred: strictly better in all 14 cells, a tie not "
+                    "counting; the main metric strictly, and with ties allowed, beside; "
+                    "reading-dependent when they disagree",
+       .against = "the paper's own Table 1",
+       .check = sentence({{{1, "OLMoE-1.3B-SeeDNorm", "OLMoE-1.3B", Want::better},
+                           {1, "OLMoE-7B-SeeDNorm", "OLMoE-7B", Want::better}},
+                          true})}));
+  r.add(summary_claim(
+      {.id = "seednorm.sec.4.1.dyt-degrades",
+       .location = "Sec. 4.1 (line 355) with Table 1",
+       .statement = "\"replacing the normalization layers of the OLMoE-1.3B model with "
+                    "saturation activation function like DyT (Zhu et al., 2025b) leads to slow "
+                    "convergence and a degradation in performance.\" (OLMoE-1.3B-DyT worse than "
+                    "OLMoE-1.3B)",
+       .quote_line = 354,
+       .quote = "contrast, replacing the normalization layers of the OLMoE-1.3B model with "
+                "saturation activation 347 function like DyT (Zhu et al., 2025b) leads to slow "
+                "convergence and a degradation in performance.",
+       .reading = &kOutperformsReading,
+       .inputs = tab1,
+       .formula = strict + "OLMoE-1.3B-DyT vs OLMoE-1.3B, worse wanted: Loss, PPL (2 cells); "
+                           "all 7 columns reported",
+       .threshold = kEachReadingDecides,
+       .against = "the paper's own Table 1",
+       .check = sentence({{{1, "OLMoE-1.3B-DyT", "OLMoE-1.3B", Want::worse}}})}));
+  r.add(summary_claim(
+      {.id = "seednorm.sec.4.1.dense-benefits",
+       .location = "Sec. 4.1 (line 369) with Table 1",
+       .statement = "\"SeeDNorm continues to yield benefits in dense models\" (each OLMo2 "
+                    "SeeDNorm row better than its baseline)",
+       .quote_line = 369,
+       .quote = "Table 1, SeeDNorm continues to yield benefits in dense models,",
+       .reading = &kOutperformsReading,
+       .inputs = tab1,
+       .formula = strict + "OLMo2-550M/1B-SeeDNorm vs OLMo2-550M/1B: Loss, PPL (4 cells); all "
+                           "7 columns reported",
+       .threshold = kEachReadingDecides,
+       .against = "the paper's own Table 1",
+       .check = sentence({{{1, "OLMo2-550M-SeeDNorm", "OLMo2-550M", Want::better},
+                           {1, "OLMo2-1B-SeeDNorm", "OLMo2-1B", Want::better}}})}));
+  r.add(summary_claim(
+      {.id = "seednorm.sec.4.2.supervised-better",
+       .location = "Sec. 4.2 (line 449) with Table 2",
+       .statement = "\"The results in Table 2 demonstrate that applying SeeDNorm achieves better "
+                    "performance compared to both DyT and LayerNorm.\" (the 4 supervised rows)",
+       .quote_line = 449,
+       .quote = "The results in Table 2 demonstrate that applying SeeDNorm achieves better "
+                "performance compared to both DyT and LayerNorm.",
+       .reading = &kOutperformsReading,
+       .inputs = tab2,
+       .formula = strict + "SeeDNorm vs LayerNorm and vs DyT in ViT-B, ViT-L, ConvNeXT-B, "
+                           "ConvNeXT-L, Acc@1 (8 cells); never worse and the row means "
+                           "reported",
+       .threshold = kEachReadingDecides,
+       .against = "the paper's own Table 2 (4 supervised rows)",
+       .check = sentence({{}, false, {}, {{0, kSupervisedRows, true, true}}})}));
+  r.add(summary_claim(
+      {.id = "seednorm.sec.4.2.mae-finetune",
+       .location = "Sec. 4.2 (line 451) with Table 2",
+       .statement = "\"Table 2 shows that it also holds an advantage during fine-tuning.\" (the "
+                    "2 MAE rows, against DyT as the figures the sentence continues)",
+       .quote_line = 451,
+       .quote = "while Table 2 shows that it also holds an advantage during fine-tuning.",
+       .reading = &kOutperformsReading,
+       .inputs = tab2,
+       .formula = strict + "SeeDNorm vs DyT in ViT-B (MAE), ViT-L (MAE), Acc@1 (2 cells); vs "
+                           "both DyT and LayerNorm (4 cells) reported",
+       .threshold = kEachReadingDecides,
+       .against = "the paper's own Table 2 (2 MAE rows)",
+       .check = sentence({{},
+                          false,
+                          {},
+                          {{kSupervisedRows, int(std::size(kTable2)), false, true}},
+                          {{kSupervisedRows, int(std::size(kTable2)), true, true}}})}));
+  r.add(summary_claim(
+      {.id = "seednorm.sec.4.3.alpha-init",
+       .location = "Sec. 4.3 (line 472) with Table 4",
+       .statement = "\"excessively large values of alpha adversely degrade training stability "
+                    "and lead to poorer final performance.\" (alpha <- 10 worse than alpha <- 1 "
+                    "and alpha <- 0.1)",
+       .quote_line = 472,
+       .quote = "Figure 4 indicates that excessively large values of α adversely degrade "
+                "training stability and lead to poorer final performance.",
+       .reading = &kOutperformsReading,
+       .inputs = tab4,
+       .formula = strict + "alpha <- 10 vs alpha <- 1 and vs alpha <- 0.1, worse wanted: "
+                           "Loss, PPL (4 cells); all 7 columns, alpha <- 10 vs the baseline "
+                           "and alpha <- 1 vs 0.1 reported",
+       .threshold = kEachReadingDecides,
+       .against = "the paper's own Table 4",
+       .check = sentence({{{4, "OLMoE-1.3B-SeeDNorm (alpha <- 10)",
+                            "OLMoE-1.3B-SeeDNorm (alpha <- 1)", Want::worse},
+                           {4, "OLMoE-1.3B-SeeDNorm (alpha <- 10)",
+                            "OLMoE-1.3B-SeeDNorm (alpha <- 0.1)", Want::worse}},
+                          false,
+                          {{4, "OLMoE-1.3B-SeeDNorm (alpha <- 10)", "OLMoE-1.3B", Want::worse},
+                           {4, "OLMoE-1.3B-SeeDNorm (alpha <- 1)",
+                            "OLMoE-1.3B-SeeDNorm (alpha <- 0.1)", Want::better}}})}));
+  r.add(summary_claim(
+      {.id = "seednorm.sec.4.3.scalar-alpha",
+       .location = "Sec. 4.3 (line 477) with Table 4",
+       .statement = "\"substituting the D-dimensional vector alpha with a scalar leads to a "
+                    "degradation in model performance, but it still surpasses the baseline.\"",
+       .quote_line = 477,
+       .quote = "leads to a degradation in model performance, but it still surpasses the "
+                "baseline.",
+       .reading = &kOutperformsReading,
+       .inputs = tab4,
+       .formula = strict + "scalar alpha vs alpha <- 1 (worse wanted) and vs OLMoE-1.3B "
+                           "(better wanted): Loss, PPL (2 + 2 cells); all 7 columns reported",
+       .threshold = kEachReadingDecides,
+       .against = "the paper's own Table 4",
+       .check =
+           sentence({{{4, "OLMoE-1.3B-SeeDNorm (scalar alpha)", "OLMoE-1.3B-SeeDNorm (alpha <- 1)",
+                       Want::worse},
+                      {4, "OLMoE-1.3B-SeeDNorm (scalar alpha)", "OLMoE-1.3B", Want::better}}})}));
+  r.add(summary_claim(
+      {.id = "seednorm.sec.4.3.dot-product",
+       .location = "Sec. 4.3 (line 483) with Table 4",
+       .statement = "\"the results in Table 4 indicate that using the dot product method offers "
+                    "better expressive power and performance.\" (than element-wise x (.) beta)",
+       .quote_line = 482,
+       .quote = "the results in Table 4 indicate that using the dot 438 product method offers "
+                "better expressive power and performance.",
+       .reading = &kOutperformsReading,
+       .inputs = tab4,
+       .formula = strict + "alpha <- 1 (dot product) vs x (.) beta: Loss, PPL (2 cells); all 7 "
+                           "columns reported",
+       .threshold = kEachReadingDecides,
+       .against = "the paper's own Table 4",
+       .check = sentence({{{4, "OLMoE-1.3B-SeeDNorm (alpha <- 1)",
+                            "OLMoE-1.3B-SeeDNorm (x (.) beta)", Want::better}}})}));
+  r.add(summary_claim(
+      {.id = "seednorm.app.F.qknorm-per-head",
+       .location = "Appendix F (line 1657) with Table 18",
+       .statement = "\"The results indicate that normalization on each attention head yields "
+                    "slightly better performance, though the difference is not significant.\" "
+                    "(OLMoE-1.3B-SeeDNorm against QKNormAll)",
+       .quote_line = 1656,
+       .quote = "The results indicate that normalization on each attention head 1558 yields "
+                "slightly better performance, though the difference is not significant.",
+       .reading = &kOutperformsReading,
+       .inputs = tab18,
+       .formula = strict + "OLMoE-1.3B-SeeDNorm vs OLMoE-1.3B-QKNormAll: Loss, PPL (2 cells); "
+                           "all 7 columns and the Loss gains reported",
+       .threshold = kEachReadingDecides,
+       .against = "the paper's own Table 18",
+       .check = sentence({{{18, "OLMoE-1.3B-SeeDNorm", "OLMoE-1.3B-QKNormAll", Want::better}},
+                          false,
+                          {{18, "OLMoE-1.3B-SeeDNorm", "OLMoE-1.3B", Want::better}}})}));
+  r.add(summary_claim(
+      {.id = "seednorm.app.F.multihead",
+       .location = "Appendix F (line 1664) with Table 18",
+       .statement = "\"The application of multihead SeeDNorm does not improve the performance.\" "
+                    "(MultiheadSeeDNorm against SeeDNorm)",
+       .quote_line = 1663,
+       .quote = "The application of multihead SeeDNorm 1566 does not improve the performance.",
+       .reading = &kOutperformsReading,
+       .inputs = tab18,
+       .formula = strict + "OLMoE-1.3B-MultiheadSeeDNorm vs OLMoE-1.3B-SeeDNorm, not better "
+                           "wanted: Loss, PPL (2 cells); all 7 columns reported",
+       .threshold = "computed under each reading shared.reading.outperforms records: not "
+                    "strictly better in any main-metric cell (preferred; a tie is not an "
+                    "improvement), in any column, and on the main metric with ties allowed; "
+                    "reading-dependent when they disagree",
+       .against = "the paper's own Table 18",
+       .check = sentence(
+           {{{18, "OLMoE-1.3B-MultiheadSeeDNorm", "OLMoE-1.3B-SeeDNorm", Want::not_better}}})}));
+  r.add(summary_claim(
+      {.id = "seednorm.app.F.frac-connection",
+       .location = "Appendix F (line 1785) with Table 18",
+       .statement = "\"SeeDNorm can further enhance performance, with the effect being more "
+                    "pronounced in downstream tasks.\" (SeeDNorm-FC rows against their "
+                    "Frac-Connection baselines)",
+       .quote_line = 1785,
+       .quote = "SeeDNorm can further enhance performance, with the effect being more 1665 "
+                "pronounced in downstream tasks.",
+       .reading = &kOutperformsReading,
+       .inputs = tab18,
+       .formula = strict + "SeeDNorm-FCx2 vs FCx2 (1.3B), SeeDNorm-FCx4 vs FCx4 (7B): Loss, PPL "
+                           "(4 cells); and per size the mean relative gain of the 5 accuracies, "
+                           "(a - b) / b, against the relative PPL and Loss gains, (b - a) / b",
+       .threshold = std::string(kEachReadingDecides) +
+                    "; under each, and at each size, the mean relative accuracy gain must "
+                    "exceed the PPL and the Loss gain ('more pronounced in downstream tasks', "
+                    "the columns it names), else an overstatement",
+       .against = "the paper's own Table 18",
+       .check = check_frac_connection}));
 }
 
 }  // namespace scaleref::audit
