@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <scaleref/error.hpp>
 #include <string>
 #include <utility>
 #include <variant>
@@ -34,7 +35,9 @@ using namespace rescale_paper;
 struct Beats {
   int table;
   std::vector<std::pair<std::string, std::string>> pairs;
-  std::string task_reported = {};  // a task a figure the sentence cites plots: its gain beside
+  // A task that a figure the sentence cites plots: its smallest gain over the
+  // compared pairs is reported beside.
+  std::string task_reported = {};
 };
 
 // Each row of table `table` but `row` against `row`: "X is the best".
@@ -101,10 +104,12 @@ struct Examples {
 Verdict beats_verdict(const Beats& s) {
   const PaperTable& t = paper_table(s.table);
   int mean_above = 0, every_above = 0, cells_above = 0, n = 0;
-  double min_margin = 1e9, task_gain = 0;
+  double min_margin = 1e9, task_gain = 1e9;
   std::size_t task = kTasks;
   for (std::size_t c = 0; c < kTasks; ++c)
     if (s.task_reported == kTableTasks[c]) task = c;
+  require(s.task_reported.empty() || task < kTasks, "rescale prose", "no task '", s.task_reported,
+          "' in the tables");
   Examples mean_counter, task_counter;
   // The corrected form names the rows above on Mean, and the row they are
   // compared with when it is one row for all.
@@ -141,7 +146,7 @@ Verdict beats_verdict(const Beats& s) {
     else
       task_counter.add(pair + " " + std::to_string(tasks_above) + "/7, not " + not_above);
     if (task < kTasks) {
-      task_gain = a.task[task] - b.task[task];
+      task_gain = std::min(task_gain, a.task[task] - b.task[task]);
       listed(task_text,
              s.task_reported + " " + fixed(a.task[task], 1) + " vs " + fixed(b.task[task], 1));
     }
