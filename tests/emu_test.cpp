@@ -950,6 +950,20 @@ TEST(EmuMemcheck, MisalignedAccessIsReportedWithItsKernelAndLine) {
       << e;
 }
 
+// A long-lived process (Python's scaleref_emu operators, called thousands of
+// times by gradcheck) frees many small allocations. Each one's pages stay
+// quarantined as a mapping of its own; bounded by bytes alone (64 GiB of
+// address space is 5 million 12-KiB allocations) they exhausted the kernel's
+// map count (vm.max_map_count, 65530 by default) and cudaMalloc failed.
+TEST(EmuMemcheck, ManySmallAllocationsDoNotExhaustTheMappings) {
+  constexpr int kAllocations = 100000;  // above the default map count's 65530
+  for (int i = 0; i < kAllocations; ++i) {
+    void* p = nullptr;
+    ASSERT_EQ(cudaMalloc(&p, 64), cudaSuccess) << "allocation " << i;
+    ASSERT_EQ(cudaFree(p), cudaSuccess) << "allocation " << i;
+  }
+}
+
 // Without the access checks, the guard page and the alignment sanitizer
 // still catch what the access check would have named first.
 void use_after_free_unchecked() {

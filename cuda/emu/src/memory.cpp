@@ -12,8 +12,9 @@
 // the page before it) is filled with a pattern and checked after every launch
 // and at cudaFree, so a write there is reported with the kernel's name; a read
 // there goes unseen. A freed allocation's pages stay mapped but inaccessible
-// (up to kQuarantineBytes of address space, oldest released first), so a use
-// after free faults and is reported as one.
+// (up to kQuarantineBytes of address space and kQuarantineMappings
+// allocations, oldest released first), so a use after free faults and is
+// reported as one.
 #include <signal.h>
 #include <sys/mman.h>
 #include <ucontext.h>
@@ -41,6 +42,11 @@ namespace {
 constexpr std::byte kPad{0xa5};
 constexpr std::size_t kAlign = 256;
 constexpr std::size_t kQuarantineBytes = std::size_t(64) << 30;  // address space, not memory
+// and at most this many freed allocations: each is a mapping of its own, and
+// the kernel allows a process vm.max_map_count of them (65530 by default),
+// live allocations (three each: two guards and the body) and the program's own
+// included.
+constexpr std::size_t kQuarantineMappings = 16384;
 constexpr std::size_t kSharedArena = 228 * 1024;  // 227 KiB opt-in, rounded up to pages
 
 std::size_t page_size() {
@@ -358,7 +364,7 @@ cudaError_t release(void* ptr) {
   m.freed = true;
   r.quarantine.push_back(m);
   r.quarantined += m.size;
-  while (r.quarantined > kQuarantineBytes) {
+  while (r.quarantined > kQuarantineBytes || r.quarantine.size() > kQuarantineMappings) {
     munmap(r.quarantine.front().base, r.quarantine.front().size);
     r.quarantined -= r.quarantine.front().size;
     r.quarantine.pop_front();
