@@ -268,11 +268,15 @@ std::vector<TensorSpec> tensors(const spec::TensorList& list) {
     out.push_back({std::string(t.name),
                    {std::string(t.shape[0]), std::string(t.shape[1])},
                    t.initial,
-                   std::string(t.initial_setting)});
+                   std::string(t.initial_setting),
+                   t.weight_decay,
+                   std::string(t.source)});
   return out;
 }
 
-TensorSpec batch(const std::string& name, const std::string& d) { return {name, {"N", d}, {}, {}}; }
+TensorSpec batch(const std::string& name, const std::string& d) {
+  return {name, {"N", d}, {}, {}, false, {}};
+}
 
 // The value a choice key holds (Settings keeps the table's spelling).
 template <class E, std::size_t N>
@@ -507,7 +511,9 @@ std::vector<Method> build() {
              {}};
     m.keys = keys(init::kSettings);
     m.inputs = [](const Settings&) { return std::vector<TensorSpec>{}; };
-    m.output = [](const Settings&) { return TensorSpec{"W", {"d_out", "d_in"}, {}, {}}; };
+    m.output = [](const Settings&) {
+      return TensorSpec{"W", {"d_out", "d_in"}, {}, {}, false, {}};
+    };
     set_eval(m, []<class S>(const Settings& s, const Named<S>&) {
       const long d_out = s.integer("d_out"), d_in = s.integer("d_in"), layer = s.integer("layer");
       const long seed = s.integer("seed"), tensor = s.integer("tensor");
@@ -545,9 +551,9 @@ std::vector<Method> build() {
              {},
              {}};
     m.inputs = [](const Settings&) {
-      return std::vector<TensorSpec>{{"W", {"rows", "cols"}, {}, {}}};
+      return std::vector<TensorSpec>{{"W", {"rows", "cols"}, {}, {}, false, {}}};
     };
-    m.output = [](const Settings&) { return TensorSpec{"W", {"rows", "cols"}, {}, {}}; };
+    m.output = [](const Settings&) { return TensorSpec{"W", {"rows", "cols"}, {}, {}, false, {}}; };
     set_eval(m, f);
     m.rule = [](const Settings&, const std::string& out, const Dims& d) {
       return oracle::rescale_rule(out, d.at("rows") * d.at("cols"));

@@ -24,6 +24,10 @@ struct TensorSpec {
   // The value a caller who leaves the tensor out gets (spec::Tensor's).
   spec::Initial initial = spec::Initial::none;
   std::string initial_setting;
+  // Whether the paper puts the tensor under weight decay, and where it says so
+  // (spec::Tensor's weight_decay and source; inputs: false, "").
+  bool weight_decay = false;
+  std::string decay_source;
 };
 
 std::string shape_text(const std::vector<std::string>& shape);  // "[N,D]"

@@ -148,6 +148,20 @@ py::dict key_dict(const cli::KeySpec& k) {
   return d;
 }
 
+const char* initial_name(spec::Initial i) {
+  switch (i) {
+    case spec::Initial::zeros:
+      return "zeros";
+    case spec::Initial::ones:
+      return "ones";
+    case spec::Initial::setting:
+      return "setting";
+    case spec::Initial::none:
+      break;
+  }
+  return "none";
+}
+
 py::list tensor_list(const std::vector<cli::TensorSpec>& ts) {
   py::list out;
   for (const auto& t : ts) {
@@ -155,6 +169,11 @@ py::list tensor_list(const std::vector<cli::TensorSpec>& ts) {
     d["name"] = t.name;
     d["shape"] = t.shape;
     d["required"] = t.initial == spec::Initial::none;
+    d["initial"] = initial_name(t.initial);
+    d["initial_setting"] =
+        t.initial_setting.empty() ? py::object(py::none()) : py::object(py::str(t.initial_setting));
+    d["weight_decay"] = t.weight_decay;
+    d["decay_source"] = t.decay_source;
     out.append(d);
   }
   return out;

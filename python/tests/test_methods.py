@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import scaleref
+from scaleref import _scaleref
 
 RNG = np.random.default_rng(20261125)
 
@@ -71,6 +72,22 @@ def test_parameters_default_to_their_papers_initial_values():
     a = scaleref.dyt(x, alpha_init=0.25)["y"]
     # tanh from two libraries: within 2 ulps of each other (rtol 4 u)
     np.testing.assert_allclose(a, np.tanh(0.25 * x), rtol=4 * 2.0**-53, atol=0)
+
+
+def test_describe_gives_each_tensors_initial_value_and_weight_decay():
+    """From the spec headers: SeeDNorm decays alpha and beta, not gamma (Sec. 3.1); alpha
+    starts at the setting alpha_init; IWD decays an Input-Norm scale vector, not an
+    Output-Norm one; x is an input (required, not decayed)."""
+    inputs = {t["name"]: t for t in scaleref.describe("seednorm")["inputs"]}
+    assert [inputs[n]["weight_decay"] for n in ("x", "alpha", "beta", "gamma")] == [
+        False, True, True, False]
+    assert inputs["alpha"]["initial"] == "setting" and inputs["alpha"]["initial_setting"] == "alpha_init"
+    assert (inputs["beta"]["initial"], inputs["gamma"]["initial"]) == ("zeros", "ones")
+    assert inputs["x"]["initial"] == "none" and inputs["x"]["required"]
+    assert "Sec. 3.1" in inputs["alpha"]["decay_source"]
+    dp = {t["name"]: t for t in _scaleref.inputs("scalevec", {"strategy": "DP"})}
+    assert (dp["g"]["weight_decay"], dp["a"]["weight_decay"], dp["W"]["weight_decay"]) == (
+        True, False, True)
 
 
 def test_one_d_and_two_d_parameters_both_work_and_keep_their_shape():
