@@ -2,6 +2,7 @@
 // function before anything reaches the device (these run without a GPU), and,
 // on a GPU, a forward and backward that match the reference and replay bit
 // for bit. cuda_check (ctest cuda.check) is the full comparison grid.
+#include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -124,6 +125,45 @@ struct Batch {
     return true;
   }
 };
+
+// An allocator that counts what it serves (cudaMalloc underneath).
+struct CountingAllocator {
+  static inline int allocations = 0, releases = 0;
+  static void* allocate(std::size_t bytes) {
+    ++allocations;
+    void* p = nullptr;
+    return cudaMalloc(&p, bytes) == cudaSuccess ? p : nullptr;
+  }
+  static void release(void* p) {
+    ++releases;
+    cudaFree(p);
+  }
+};
+
+TEST_F(CudaKernels, AnInstalledAllocatorServesEveryBufferAndCannotChangeUnderLiveMemory) {
+  cuda::set_device_allocator({CountingAllocator::allocate, CountingAllocator::release});
+  {
+    // A forward's cache and a backward's workspace come from it.
+    cuda::DeviceBuffer<float> x(std::vector<float>(4 * 64, 1.0f)), y(4 * 64), dx(4 * 64);
+    cuda::rmsnorm::Cache<float> cache;
+    cuda::Workspace ws;
+    cuda::rmsnorm::forward<float>({}, {}, cuda::as_const(cuda::dense(x.data(), 4, 64)),
+                                  cuda::dense(y.data(), 4, 64), &cache);
+    cuda::rmsnorm::backward<float>({}, {}, cache, cuda::as_const(cuda::dense(x.data(), 4, 64)),
+                                   cuda::as_const(cuda::dense(y.data(), 4, 64)),
+                                   cuda::dense(dx.data(), 4, 64), {}, ws);
+    cuda::synchronize();
+    EXPECT_GE(CountingAllocator::allocations, 4);  // x, y, dx, the cache's 1 / RMS
+    const std::string e = error_of([] { cuda::set_device_allocator({}); });
+    EXPECT_TRUE(mentions(e, "allocations from device_malloc are live")) << e;
+  }
+  EXPECT_EQ(CountingAllocator::releases, CountingAllocator::allocations);
+  const std::string e = error_of([] {
+    cuda::set_device_allocator({CountingAllocator::allocate, nullptr});
+  });
+  EXPECT_TRUE(mentions(e, "give both allocate and release")) << e;
+  cuda::set_device_allocator({});  // cudaMalloc and cudaFree again
+}
 
 TEST_F(CudaKernels, RmsNormInDoubleMatchesTheReference) {
   const Batch b;

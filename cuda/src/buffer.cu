@@ -1,12 +1,18 @@
 // Device memory and error checks for host programs (scaleref/cuda/buffer.hpp).
 #include <cuda_runtime.h>
 
+#include <atomic>
 #include <scaleref/cuda/buffer.hpp>
 #include <scaleref/error.hpp>
 
 namespace scaleref::cuda {
 
 namespace {
+
+// The installed allocator (set_device_allocator) and how many of its or
+// cudaMalloc's allocations are live.
+DeviceAllocator allocator;
+std::atomic<long> live{0};
 
 void check(cudaError_t e, const char* call, std::size_t bytes) {
   require(e == cudaSuccess, "cuda", ": ", call, "(", bytes, " bytes): ", cudaGetErrorString(e));
@@ -17,12 +23,34 @@ void check(cudaError_t e, const char* call, std::size_t bytes) {
 void* device_malloc(std::size_t bytes) {
   if (bytes == 0) return nullptr;
   void* p = nullptr;
-  check(cudaMalloc(&p, bytes), "cudaMalloc", bytes);
+  if (allocator.allocate) {
+    p = allocator.allocate(bytes);
+    require(p != nullptr, "cuda", ": the installed allocator could not allocate ", bytes, " bytes");
+  } else {
+    check(cudaMalloc(&p, bytes), "cudaMalloc", bytes);
+  }
+  live.fetch_add(1, std::memory_order_relaxed);
   return p;
 }
 
 void device_free(void* p) noexcept {
-  if (p) cudaFree(p);
+  if (!p) return;
+  live.fetch_sub(1, std::memory_order_relaxed);
+  if (allocator.release) {
+    allocator.release(p);
+  } else {
+    cudaFree(p);
+  }
+}
+
+void set_device_allocator(const DeviceAllocator& a) {
+  require((a.allocate == nullptr) == (a.release == nullptr), "cuda::set_device_allocator",
+          "give both allocate and release, or neither (cudaMalloc and cudaFree)");
+  const long n = live.load();
+  require(n == 0, "cuda::set_device_allocator", n,
+          " allocations from device_malloc are live: each must go back to the allocator "
+          "that gave it, so install an allocator before the first allocation");
+  allocator = a;
 }
 
 void copy_to_device(void* dst, const void* src, std::size_t bytes) {

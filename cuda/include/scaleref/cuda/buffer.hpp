@@ -13,6 +13,19 @@ namespace scaleref::cuda {
 
 void* device_malloc(std::size_t bytes);  // nullptr for 0 bytes
 void device_free(void* p) noexcept;
+
+// Where device_malloc (and so every DeviceBuffer, Cache and Workspace) takes
+// device memory: cudaMalloc and cudaFree unless the program installs another
+// allocator, such as a framework's caching allocator, which hands memory out
+// and back without synchronizing the device (the torch extension installs
+// torch's: python/torch/cuda_ops.cpp). Memory must go back to the allocator
+// that gave it, so installing one while any memory from device_malloc is live
+// is an Error. `allocate` throws or returns nullptr when out of memory.
+struct DeviceAllocator {
+  void* (*allocate)(std::size_t bytes) = nullptr;  // nullptr: cudaMalloc
+  void (*release)(void* p) = nullptr;              // nullptr: cudaFree
+};
+void set_device_allocator(const DeviceAllocator& allocator);
 void copy_to_device(void* dst, const void* src, std::size_t bytes);
 void copy_to_host(void* dst, const void* src, std::size_t bytes);
 void fill_zero(void* dst, std::size_t bytes, Stream stream = nullptr);
