@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Run ON A GPU MACHINE: everything the CUDA issue asks of one.
-#   scripts/gpu_run.sh OUTDIR [check|bench|ncu|all] [--quick]
+#   scripts/gpu_run.sh OUTDIR [check|bench|ncu|torch|all] [--quick]
 # (a device call may run 10 minutes: `check` and `bench` fit one call each).
 # A lease is short (15 minutes of device time in all, the start included), so
 # the build can be made HERE and carried (scripts/gpu_build_here.sh), and every
@@ -23,6 +23,10 @@
 #   ncu.csv        Nsight Compute per fused kernel at the model's shapes
 #                  (issue 34): duration, DRAM bytes, global sectors and
 #                  requests, shared bank conflicts, occupancy; clocks as found
+#   torch_*.txt, torch_modules_*.json
+#                  scaleref.torch (issue 36), built here against the machine's
+#                  PyTorch: its tests on CUDA tensors, and each module's forward
+#                  + backward against eager and compiled plain torch
 #   and OUTDIR.tar.gz of all of it (a device call returns at most 8 files).
 # Missing Debian packages (Eigen, Boost, GoogleTest, rapidcheck, nlohmann-json)
 # are taken from carried .deb files in .deps/ (scripts/gpu_deps.sh), unpacked
@@ -146,6 +150,33 @@ if [[ $what == ncu || $what == all ]]; then
       -k 'regex:forward_kernel|backward_kernel|sum_partials' \
       "$build/cuda/cuda_bench" --shape "$shape" --no-sweep --dir fwd,bwd --reps 1 --warmup 0 \
       --op rmsnorm,layernorm,dyt,seednorm,seednorm_h16,sdd_epilogue
+  done
+fi
+if [[ $what == torch || $what == all ]]; then
+  # scaleref.torch on CUDA tensors (issue 36): the torch extension and the Python module
+  # built here against this machine's python3 and its PyTorch 2.x with CUDA (the CPU
+  # machines have only Debian's CPU-only 1.13), then its tests on CUDA tensors (those of
+  # the CPU targets run too; torch.compile included), the DDP test, and each module's
+  # forward + backward against eager and compiled plain torch, as ratios.
+  tb=${TORCH_BUILD_DIR:-$root/build-torch}
+  py=$(command -v python3)
+  torch_prefix=$("$py" -c 'import torch; print(torch.utils.cmake_prefix_path)')
+  pybind_dir=$("$py" -m pybind11 --cmakedir 2>/dev/null || true)
+  deps_prefix=""
+  [[ ${#prefix[@]} -gt 0 ]] && deps_prefix=";/tmp/deps/usr;/tmp/deps/usr/lib/x86_64-linux-gnu/cmake"
+  step torch_configure cmake -S "$root" -B "$tb" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DSCALEREF_CUDA=ON -DSCALEREF_CUDA_EMU=OFF -DSCALEREF_TORCH=ON -DSCALEREF_NATIVE=OFF \
+    -DPython3_EXECUTABLE="$py" -DCMAKE_PREFIX_PATH="$torch_prefix;$pybind_dir$deps_prefix" \
+    ${prefix[@]:+"${prefix[1]}"}
+  step torch_build cmake --build "$tb" --parallel "$(nproc)" --target scaleref_torch \
+    scaleref_python
+  step torch_tests env PYTHONPATH="$tb/python" OMP_NUM_THREADS=4 "$py" -m pytest -q -rs \
+    -p no:cacheprovider "$root/python/tests/test_torch.py" \
+    "$root/python/tests/test_torch_distributed.py"
+  for dtype in bf16 fp32; do
+    step "torch_modules_$dtype" env PYTHONPATH="$tb/python" "$py" \
+      "$root/python/bench/torch_modules.py" --device cuda --shape 4096x4096 --dtype "$dtype" \
+      --json "$out/torch_modules_$dtype.json"
   done
 fi
 tar -czf "$out.tar.gz" -C "$(dirname "$out")" "$(basename "$out")"

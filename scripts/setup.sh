@@ -30,6 +30,8 @@ packages=(
   python3-numpy      # the Python module's arrays
   pybind11-dev       # the Python module's bindings (pybind11Config.cmake)
   python3-pytest     # the Python module's tests (run by ctest)
+  python3-torch      # PyTorch (1.13, CPU), for scaleref.torch and its tests
+  libtorch-dev       # its C++ headers and CMake config, for the torch extension (python/torch/)
 )
 
 missing=()

@@ -1,0 +1,107 @@
+"""The papers' rules as calls on a model: weight-decay groups, initializers, rescaling."""
+
+import torch
+
+from . import _SpecModule, ops
+
+__all__ = ["param_groups", "init_", "rescale_", "OTHERS"]
+
+# What param_groups does with a parameter of a module that is not scaleref's:
+#   "torch": decay it (torch's optimizers apply weight_decay to every parameter);
+#   "matrices": decay it when it has two or more dimensions (weights), not biases
+#               and norm gains (the usual convention of LLM training code).
+OTHERS = ("torch", "matrices")
+# How a scale vector is decayed (the scale-vector paper's policies; spec/scalevec.hpp):
+#   "iwd": Input-Norm vectors (g, r, u) decayed, Output-Norm ones (a) not (the paper's
+#          proposal); "decay_all"; "decay_none".
+SCALE_VECTOR_POLICIES = ("iwd", "decay_all", "decay_none")
+
+
+def _decayed(module, name, p, others, scale_vectors):
+    if isinstance(module, _SpecModule):
+        decayed = module.decay_rules()[name][0]
+        if module._method == "scalevec" and name != "W" and scale_vectors != "iwd":
+            decayed = scale_vectors == "decay_all"
+        return decayed
+    return True if others == "torch" else p.dim() >= 2
+
+
+def param_groups(model, weight_decay, *, others="torch", scale_vectors="iwd"):
+    """Two optimizer groups: the parameters the papers decay, with `weight_decay`, and the
+    others, with 0. A scaleref module's parameter follows its paper (module.decay_rules():
+    SeeDNorm's alpha and beta decayed and gamma not; SDD's V and alpha decayed; a
+    ScaleVectorLinear's W decayed and its vectors by `scale_vectors`; the norms' gains and
+    biases not). Any other module's parameter follows `others` (OTHERS). A parameter shared
+    between modules is listed once; parameters that do not require grad are left out."""
+    if others not in OTHERS:
+        raise ValueError(f"others: expected one of {', '.join(OTHERS)}, got {others!r}")
+    if scale_vectors not in SCALE_VECTOR_POLICIES:
+        raise ValueError(
+            f"scale_vectors: expected one of {', '.join(SCALE_VECTOR_POLICIES)}, "
+            f"got {scale_vectors!r}"
+        )
+    weight_decay = float(weight_decay)
+    if not weight_decay >= 0:
+        raise ValueError(f"weight_decay: expected a number >= 0, got {weight_decay}")
+    decay, no_decay, seen = [], [], set()
+    for module in model.modules():
+        for name, p in module.named_parameters(recurse=False):
+            if id(p) in seen or not p.requires_grad:
+                continue
+            seen.add(id(p))
+            (decay if _decayed(module, name, p, others, scale_vectors) else no_decay).append(p)
+    return [
+        {"params": decay, "weight_decay": weight_decay},
+        {"params": no_decay, "weight_decay": 0.0},
+    ]
+
+
+def _weights(model):
+    """(module name, parameter name, parameter) for each weight matrix of the model:
+    nn.Linear's and nn.Embedding's weight, SDDLinear's V, ScaleVectorLinear's W."""
+    from . import ScaleVectorLinear, SDDLinear
+
+    for mname, module in model.named_modules():
+        if isinstance(module, (torch.nn.Linear, torch.nn.Embedding)):
+            yield mname, "weight", module.weight
+        elif isinstance(module, SDDLinear):
+            yield mname, "V", module.V
+        elif isinstance(module, ScaleVectorLinear):
+            yield mname, "W", module.W
+
+
+def rescale_(model_or_weight, rule, *, sigma=None, std=None, threshold=None, backend=None):
+    """Rescales in place each weight matrix of a model (or one 2-D tensor): rule "uwr"
+    (W / ||W||_F), "zwr" (zero-mean, std sigma: sigma_init), "tvr" (std sigma:
+    sigma_target), "tvr_authors_code" (the authors' thresholded TVR). std: "population" or
+    "unbiased" sigma(W). Returns the rescaled tensors' names (or the tensor)."""
+    namespace = ops(backend)
+    with torch.no_grad():
+        if isinstance(model_or_weight, torch.Tensor):
+            return namespace.rescale_(model_or_weight, rule, sigma=sigma, std=std,
+                                      threshold=threshold)
+        names = []
+        for mname, pname, w in _weights(model_or_weight):
+            namespace.rescale_(w, rule, sigma=sigma, std=std, threshold=threshold)
+            names.append(f"{mname}.{pname}" if mname else pname)
+        return names
+
+
+def init_(weight, method, role, *, layer=1, seed=0, tensor=0, sigma=None, n_layers=None,
+          alpha=None, gamma=None):
+    """Draws a [d_out, d_in] weight in place from a scaleref initializer (`scaleref.describe
+    ("init")`: Gaussian, XavierNormal, XavierUniform, KaimingNormal, KaimingUniform, SIR,
+    DSInit, LIR, GammaInit) for its role in the transformer (query, key, value,
+    attention_output, gate, up, ffn_output, embedding, head) and decoder layer. The draw is
+    the project's counter-based stream: a pure function of (seed, tensor, shape, method),
+    the same on every machine and in every dtype before rounding."""
+    # The reference draws (on the CPU: a one-time cost); a tensor elsewhere takes a copy.
+    with torch.no_grad():
+        target = weight if weight.device.type == "cpu" else torch.empty_like(weight, device="cpu")
+        torch.ops.scaleref.init_(
+            target, method, role, layer=layer, seed=seed, tensor=tensor, sigma=sigma,
+            n_layers=n_layers, alpha=alpha, gamma=gamma,
+        )
+        if target is not weight:
+            weight.copy_(target)
+        return weight
