@@ -333,6 +333,23 @@ def test_init_draws_the_reference_stream():
         st.init_(torch.empty(4, 4), "SIR", "query")
 
 
+def test_init_of_a_model_places_each_weight():
+    """SIR (rescale eq. 12: N(0, sigma^2 / (2 N)) on the residual output projections, sigma
+    elsewhere) through a role function: the output projection's std is the query's /
+    sqrt(2 n_layers); the weight left out keeps its values."""
+    model = torch.nn.Sequential(st.SDDLinear(256, 256), torch.nn.Linear(256, 256),
+                                torch.nn.Linear(256, 4)).double()
+    kept = model[2].weight.clone()
+    roles = {"0.V": ("query", 1), "1.weight": ("attention_output", 1)}
+    drawn = st.init_(model, "SIR", lambda name, module: roles.get(name), sigma=0.02, n_layers=8)
+    assert drawn == ["0.V", "1.weight"]
+    assert torch.equal(model[2].weight, kept)
+    ratio = model[1].weight.std().item() / model[0].V.std().item()
+    assert ratio == pytest.approx(1 / math.sqrt(2 * 8), rel=0.02)  # 65536 draws: 0.3% spread
+    with pytest.raises(TypeError, match="role must be a function"):
+        st.init_(model, "SIR", "query")
+
+
 # ---- bad input -----------------------------------------------------------------------
 
 

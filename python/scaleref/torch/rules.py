@@ -87,21 +87,48 @@ def rescale_(model_or_weight, rule, *, sigma=None, std=None, threshold=None, bac
         return names
 
 
-def init_(weight, method, role, *, layer=1, seed=0, tensor=0, sigma=None, n_layers=None,
-          alpha=None, gamma=None):
-    """Draws a [d_out, d_in] weight in place from a scaleref initializer (`scaleref.describe
-    ("init")`: Gaussian, XavierNormal, XavierUniform, KaimingNormal, KaimingUniform, SIR,
-    DSInit, LIR, GammaInit) for its role in the transformer (query, key, value,
-    attention_output, gate, up, ffn_output, embedding, head) and decoder layer. The draw is
-    the project's counter-based stream: a pure function of (seed, tensor, shape, method),
-    the same on every machine and in every dtype before rounding."""
+def _init_one(weight, method, role, layer, seed, tensor, settings):
     # The reference draws (on the CPU: a one-time cost); a tensor elsewhere takes a copy.
+    target = weight if weight.device.type == "cpu" else torch.empty_like(weight, device="cpu")
+    torch.ops.scaleref.init_(target, method, role, layer=layer, seed=seed, tensor=tensor,
+                             **settings)
+    if target is not weight:
+        weight.copy_(target)
+
+
+def init_(model_or_weight, method, role=None, *, layer=1, seed=0, tensor=0, sigma=None,
+          n_layers=None, alpha=None, gamma=None):
+    """Draws weights in place from a scaleref initializer (`scaleref.describe("init")`:
+    Gaussian, XavierNormal, XavierUniform, KaimingNormal, KaimingUniform, SIR, DSInit, LIR,
+    GammaInit; sigma, n_layers, alpha, gamma as the method reads them).
+
+    One [d_out, d_in] tensor: `role` is its place in the transformer (query, key, value,
+    attention_output, gate, up, ffn_output, embedding, head) and `layer` its decoder layer.
+    A model: `role` is a function (weight name, module) -> (role, layer), or None to leave
+    that weight alone, called for each weight matrix (nn.Linear's and nn.Embedding's weight,
+    SDDLinear's V, ScaleVectorLinear's W); the k-th weight drawn takes tensor id
+    `tensor + k`. Returns the tensor, or the names of the weights drawn.
+
+    The draw is the project's counter-based stream: a pure function of (seed, tensor id,
+    shape, method), the same on every machine and in every dtype before rounding."""
+    settings = {"sigma": sigma, "n_layers": n_layers, "alpha": alpha, "gamma": gamma}
     with torch.no_grad():
-        target = weight if weight.device.type == "cpu" else torch.empty_like(weight, device="cpu")
-        torch.ops.scaleref.init_(
-            target, method, role, layer=layer, seed=seed, tensor=tensor, sigma=sigma,
-            n_layers=n_layers, alpha=alpha, gamma=gamma,
-        )
-        if target is not weight:
-            weight.copy_(target)
-        return weight
+        if isinstance(model_or_weight, torch.Tensor):
+            if not isinstance(role, str):
+                raise TypeError("init_ of a tensor: role must be its role's name (a str)")
+            _init_one(model_or_weight, method, role, layer, seed, tensor, settings)
+            return model_or_weight
+        if not callable(role):
+            raise TypeError("init_ of a model: role must be a function (weight name, module) "
+                            "-> (role, layer) or None")
+        drawn = []
+        modules = dict(model_or_weight.named_modules())
+        for mname, pname, w in _weights(model_or_weight):
+            name = f"{mname}.{pname}" if mname else pname
+            placed = role(name, modules[mname])
+            if placed is None:
+                continue
+            role_name, layer_index = placed
+            _init_one(w, method, role_name, layer_index, seed, tensor + len(drawn), settings)
+            drawn.append(name)
+        return drawn
