@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <scaleref/cuda/blas.hpp>
 #include <scaleref/cuda/device.hpp>
 #include <scaleref/cuda/dyt.hpp>
 #include <scaleref/cuda/layernorm.hpp>
@@ -163,6 +164,26 @@ TEST_F(CudaKernels, AnInstalledAllocatorServesEveryBufferAndCannotChangeUnderLiv
   });
   EXPECT_TRUE(mentions(e, "give both allocate and release")) << e;
   cuda::set_device_allocator({});  // cudaMalloc and cudaFree again
+}
+
+TEST_F(CudaKernels, ABorrowedBlasHandleIsUsedAndLeftToItsOwner) {
+  cuda::Blas owner;
+  const cuda::DeviceBuffer<float> a(std::vector<float>{1, 2, 3, 4, 5, 6});  // [2, 3]
+  const cuda::DeviceBuffer<float> b(std::vector<float>{1, 0, 0, 0, 1, 0});  // [2, 3]
+  cuda::DeviceBuffer<float> c(4);
+  const auto product = [&](cuda::Blas& blas) {  // c = a b^T = [[1, 2], [4, 5]]
+    cuda::gemm_nt<float>(blas, cuda::dense(a.data(), 2, 3), cuda::dense(b.data(), 2, 3),
+                         cuda::dense(c.data(), 2, 2), nullptr);
+    return c.download();
+  };
+  {
+    cuda::Blas borrowed(owner.handle());
+    EXPECT_EQ(borrowed.handle(), owner.handle());
+    EXPECT_EQ(product(borrowed), (std::vector<float>{1, 2, 4, 5}));
+  }
+  c.upload({0, 0, 0, 0});
+  EXPECT_EQ(product(owner), (std::vector<float>{1, 2, 4, 5}));  // still the owner's
+  EXPECT_TRUE(mentions(error_of([] { cuda::Blas none(nullptr); }), "must not be null"));
 }
 
 TEST_F(CudaKernels, RmsNormInDoubleMatchesTheReference) {

@@ -35,7 +35,11 @@ void gemm(Blas& blas, cublasOperation_t op_a, cublasOperation_t op_b, std::int64
           std::int64_t n, std::int64_t k, const T* a, std::int64_t lda, const T* b,
           std::int64_t ldb, T* c, std::int64_t ldc, Stream stream, bool accumulate,
           const char* where) {
-  check(cublasSetStream(blas.handle(), stream), where);
+  // Set only when it differs: cublasSetStream also drops a workspace the handle's owner
+  // gave it (torch gives its handles one per stream from its caching allocator).
+  cudaStream_t current = nullptr;
+  check(cublasGetStream(blas.handle(), &current), where);
+  if (current != stream) check(cublasSetStream(blas.handle(), stream), where);
   using A = Acc<T>;
   const A one = 1, beta = accumulate ? A(1) : A(0);
   const cublasComputeType_t compute =
@@ -61,8 +65,12 @@ Blas::Blas() {
   handle_ = h;
 }
 
+Blas::Blas(cublasContext* borrowed) : handle_(borrowed), owned_(false) {
+  require(borrowed != nullptr, "cuda::Blas", "a borrowed cuBLAS handle must not be null");
+}
+
 Blas::~Blas() {
-  if (handle_) cublasDestroy(handle_);
+  if (handle_ && owned_) cublasDestroy(handle_);
 }
 
 // Row-major C[M, N] = A[M, K] B[N, K]^T. Column-major: C^T[N, M] = B[N, K] A^T[K, M],

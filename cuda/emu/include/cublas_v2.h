@@ -37,6 +37,7 @@ extern "C" {
 cublasStatus_t cublasCreate(cublasHandle_t* handle);
 cublasStatus_t cublasDestroy(cublasHandle_t handle);
 cublasStatus_t cublasSetStream(cublasHandle_t handle, cudaStream_t stream);
+cublasStatus_t cublasGetStream(cublasHandle_t handle, cudaStream_t* stream);
 const char* cublasGetStatusString(cublasStatus_t status);
 cublasStatus_t cublasGemmEx_64(cublasHandle_t handle, cublasOperation_t transa,
                                cublasOperation_t transb, std::int64_t m, std::int64_t n,

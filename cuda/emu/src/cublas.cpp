@@ -128,6 +128,13 @@ cublasStatus_t cublasSetStream(cublasHandle_t handle, cudaStream_t stream) {
   return CUBLAS_STATUS_SUCCESS;
 }
 
+cublasStatus_t cublasGetStream(cublasHandle_t handle, cudaStream_t* stream) {
+  if (!handle) return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (!stream) return CUBLAS_STATUS_INVALID_VALUE;
+  *stream = handle->stream;
+  return CUBLAS_STATUS_SUCCESS;
+}
+
 const char* cublasGetStatusString(cublasStatus_t s) {
   switch (s) {
     case CUBLAS_STATUS_SUCCESS:

@@ -21,6 +21,9 @@ namespace scaleref::cuda {
 class Blas {
  public:
   Blas();  // creates the handle (Error when cuBLAS cannot start)
+  // Uses a handle someone else owns and keeps (a framework's: torch's current handle, with
+  // its workspace and math mode); not destroyed with this object.
+  explicit Blas(cublasContext* borrowed);
   ~Blas();
   Blas(const Blas&) = delete;
   Blas& operator=(const Blas&) = delete;
@@ -28,6 +31,7 @@ class Blas {
 
  private:
   cublasContext* handle_ = nullptr;
+  bool owned_ = true;
 };
 
 // Each takes C's shape from A and B, checks it against c, and writes C = beta C + product
