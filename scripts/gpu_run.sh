@@ -34,7 +34,7 @@
 # exits non-zero when any step failed.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-out=${1:?usage: scripts/gpu_run.sh OUTDIR [check|bench|all] [--quick]}
+out=${1:?usage: scripts/gpu_run.sh OUTDIR [check|bench|ncu|torch|all] [--quick]}
 what=${2:-all}
 quick=${3:-}
 mkdir -p "$out"

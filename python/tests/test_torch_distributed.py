@@ -3,8 +3,9 @@
 ZWR weight rescaling after every step, to the same parameters as one process on the whole batch.
 
 Why it works, and what FSDP would need:
-  * the operators hold no hidden global state: a call is a pure function of its tensors and
-    settings, so every rank computes what one process would on its rows;
+  * a call's result is a function of its tensors and settings alone (what the extension holds
+    process-wide is the allocator hook, set once, and the emulator's memory registry), so every
+    rank computes what one process would on its rows;
   * the parameters are ordinary nn.Parameters, so DDP's gradient hooks, its bucketing and its
     broadcast of rank 0's state at construction apply unchanged;
   * the autograd Function saves only its inputs and the operator's `saved` tensors, so the

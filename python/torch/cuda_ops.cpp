@@ -5,16 +5,16 @@
 // SDD's and the scale vectors' intermediates) comes from torch's caching
 // allocator, installed as scaleref's device allocator when this library loads
 // (scaleref/cuda/buffer.hpp, set_device_allocator): no cudaMalloc, and no
-// cudaFree (which waits for the whole device) inside an operator. Built only
+// cudaFree (which waits for the whole device) inside an operator. The GEMMs
+// (SDD, the scale vectors) run on torch's own cuBLAS handle and workspace. Built only
 // against a torch with CUDA (python/torch/CMakeLists.txt).
+#include <ATen/cuda/CUDAContext.h>
 #include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
 #include <torch/library.h>
 #include <torch/types.h>
 
-#include <map>
-#include <memory>
 #include <scaleref/cuda/blas.hpp>
 #include <scaleref/cuda/buffer.hpp>
 #include <vector>
@@ -66,13 +66,12 @@ class CudaDevice {
   }
   cuda::Workspace& workspace() { return workspace_; }
 
-  // One cuBLAS handle per device and host thread, kept (creating one costs
-  // milliseconds); the GEMM calls set its stream.
+  // torch's cuBLAS handle for the current device and stream, with the workspace torch
+  // gives it from its caching allocator and its math mode (TF32 only where
+  // torch.backends.cuda.matmul.allow_tf32 says so).
   cuda::Blas& blas() {
-    thread_local std::map<int, std::unique_ptr<cuda::Blas>> handles;
-    auto& h = handles[device_];
-    if (!h) h = std::make_unique<cuda::Blas>();
-    return *h;
+    if (!blas_) blas_.emplace(at::cuda::getCurrentCUDABlasHandle());
+    return *blas_;
   }
 
  private:
@@ -80,6 +79,7 @@ class CudaDevice {
   c10::cuda::CUDAGuard guard_;    // x's device is current for the call
   std::vector<at::Tensor> kept_;  // the contiguous copies of inputs, alive until the call ends
   cuda::Workspace workspace_;
+  c10::optional<cuda::Blas> blas_;
 };
 
 void* torch_allocate(std::size_t bytes) {

@@ -618,8 +618,8 @@ std::tuple<Tensor, Tensor, Tensor, Tensor, Tensor, Tensor> scalevec_backward(
 // ---- Rescalers ------------------------------------------------------------------
 
 template <class Dev>
-Tensor& rescale_(Tensor& W, std::string rule, optional<double> sigma,
-                 optional<std::string> std_kind, optional<double> threshold) {
+void rescale_(Tensor& W, std::string rule, optional<double> sigma, optional<std::string> std_kind,
+              optional<double> threshold) {
   constexpr const char* op = "rescale_";
   const Args a(op, W, Dev::kCuda);
   TORCH_CHECK_VALUE(W.dim() == 2, op, ": W must be 2-D (a weight matrix), got ", W.dim(), "-D");
@@ -661,7 +661,6 @@ Tensor& rescale_(Tensor& W, std::string rule, optional<double> sigma,
   });
   at::NoGradGuard no_grad;
   W.copy_(result);
-  return W;
 }
 
 // Registers every kernel operator of `Dev` (schema.hpp) with `m`.

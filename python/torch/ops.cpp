@@ -318,8 +318,8 @@ scalevec_backward(const at::Tensor& dy, const at::Tensor& x, const at::Tensor& W
 }
 
 // W (2-D) takes the rescaler's result in place.
-at::Tensor& rescale_(at::Tensor& W, std::string rule, c10::optional<double> sigma,
-                     c10::optional<std::string> std_kind, c10::optional<double> threshold) {
+void rescale_(at::Tensor& W, std::string rule, c10::optional<double> sigma,
+              c10::optional<std::string> std_kind, c10::optional<double> threshold) {
   constexpr const char* op = "scaleref::rescale_";
   const bool known = rule == "uwr" || rule == "zwr" || rule == "tvr" || rule == "tvr_authors_code";
   TORCH_CHECK_VALUE(known, op, ": unknown rule \"", rule,
@@ -332,13 +332,12 @@ at::Tensor& rescale_(at::Tensor& W, std::string rule, c10::optional<double> sigm
   auto out = c.tensor("W", W).run();
   at::NoGradGuard no_grad;
   W.copy_(out.at("W"));
-  return W;
 }
 
 // W (2-D, [d_out, d_in]) is drawn from the initializer in place.
-at::Tensor& init_(at::Tensor& W, std::string method, std::string role, int64_t layer, int64_t seed,
-                  int64_t tensor, c10::optional<double> sigma, c10::optional<int64_t> n_layers,
-                  c10::optional<double> alpha, c10::optional<double> gamma) {
+void init_(at::Tensor& W, std::string method, std::string role, int64_t layer, int64_t seed,
+           int64_t tensor, c10::optional<double> sigma, c10::optional<int64_t> n_layers,
+           c10::optional<double> alpha, c10::optional<double> gamma) {
   constexpr const char* op = "scaleref::init_";
   TORCH_CHECK_VALUE(W.dim() == 2, op, ": W must be 2-D ([d_out, d_in]), got ", W.dim(), "-D");
   Call c(op, "init", W);
@@ -352,7 +351,6 @@ at::Tensor& init_(at::Tensor& W, std::string method, std::string role, int64_t l
   auto out = c.run();
   at::NoGradGuard no_grad;
   W.copy_(out.at("W"));
-  return W;
 }
 
 }  // namespace

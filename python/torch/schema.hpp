@@ -9,7 +9,8 @@
 // opaque to the caller (the kernels' row statistics, e.g. 1 / RMS per row; the
 // reference keeps none and recomputes its forward in double). A parameter the
 // layer does not have is None, and so is its gradient. Rescalers and the
-// initializer write W in place.
+// initializer write W in place and return nothing (a mutable operator whose
+// result does not alias its input, which torch.compile can functionalize).
 #pragma once
 
 #include <torch/library.h>
@@ -56,11 +57,10 @@ inline void define_schemas(torch::Library& m) {
       " -> (Tensor, Tensor, Tensor, Tensor, Tensor, Tensor)");
   m.def(
       "rescale_(Tensor(a!) W, str rule, float? sigma=None, str? std=None, float? threshold=None)"
-      " -> Tensor(a!)");
+      " -> ()");
   m.def(
       "init_(Tensor(a!) W, str method, str role, int layer=1, int seed=0, int tensor=0,"
-      " float? sigma=None, int? n_layers=None, float? alpha=None, float? gamma=None)"
-      " -> Tensor(a!)");
+      " float? sigma=None, int? n_layers=None, float? alpha=None, float? gamma=None) -> ()");
 }
 
 }  // namespace scaleref::torch_ops

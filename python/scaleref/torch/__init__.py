@@ -28,6 +28,8 @@ reference or the kernels).
 import math
 import os
 
+import numpy
+
 import torch
 from torch.autograd.function import once_differentiable
 
@@ -93,6 +95,10 @@ def has_cuda_kernels():
     return torch._C._dispatch_has_kernel_for_dispatch_key("scaleref::rmsnorm", "CUDA")
 
 
+# Every layer operator, and whether its forward returns `saved`.
+_LAYERS = {"rmsnorm": True, "layernorm": True, "dyt": False, "seednorm": True,
+           "adaseednorm": True, "sdd": True, "scalevec": True}
+_LINEAR = {"sdd", "scalevec"}  # y has the weight's rows as columns (the input after x)
 _FUNCTIONS = {}
 
 
@@ -109,9 +115,15 @@ def _function(library, name, has_saved):
     class Layer(torch.autograd.Function):
         @staticmethod
         def forward(ctx, settings, *inputs):
+            x = inputs[0]
+            ctx.settings, ctx.n_inputs = settings, len(inputs)
+            ctx.empty = x.dim() >= 1 and x.shape[-1] > 0 and x.numel() == 0
+            if ctx.empty:  # no rows (an expert that got no tokens): nothing to compute
+                cols = inputs[1].shape[0] if name in _LINEAR else x.shape[-1]
+                ctx.save_for_backward(*inputs)
+                return x.new_empty((*x.shape[:-1], cols))
             out = forward_op(*inputs, *settings)
             y, saved = out if has_saved else (out, [])
-            ctx.settings, ctx.n_inputs = settings, len(inputs)
             ctx.save_for_backward(*inputs, *saved)
             return y
 
@@ -120,14 +132,26 @@ def _function(library, name, has_saved):
         def backward(ctx, dy):
             tensors = ctx.saved_tensors
             inputs, saved = tensors[: ctx.n_inputs], list(tensors[ctx.n_inputs :])
-            extra = [saved] if has_saved else []
-            grads = backward_op(dy.contiguous(), *inputs, *extra, *ctx.settings)
+            if ctx.empty:  # a sum over no rows: zero
+                grads = [None if t is None else torch.zeros_like(t) for t in inputs]
+            else:
+                extra = [saved] if has_saved else []
+                grads = backward_op(dy.contiguous(), *inputs, *extra, *ctx.settings)
             needed = ctx.needs_input_grad[1:]
             return (None, *(g if need else None for g, need in zip(grads, needed)))
 
     Layer.__name__ = Layer.__qualname__ = f"{library}_{name}"
     _FUNCTIONS[key] = Layer
     return Layer
+
+
+def _autocast_on(device_type):
+    try:
+        return torch.is_autocast_enabled(device_type)  # torch 2.4+
+    except TypeError:  # torch 1.13 - 2.3: one function per device type
+        if device_type == "cpu":
+            return torch.is_autocast_cpu_enabled()
+        return torch.is_autocast_enabled()
 
 
 def _default(method, key, cast):
@@ -163,7 +187,7 @@ class _SpecModule(torch.nn.Module):
             if t["shape"][0] == "N" or name in skip:  # a batch input (x, conditions)
                 continue
             shape = [dims[s] if s in dims else int(s) for s in t["shape"]]
-            if shape[0] == 1:
+            if t["shape"][0] == "1":  # a row: held 1-D (a [d_out, d_in] matrix stays 2-D)
                 shape = shape[1:]
             value = torch.empty(shape, device=device, dtype=dtype)
             initial = t["initial"]
@@ -188,8 +212,21 @@ class _SpecModule(torch.nn.Module):
     def _opt(self, name):
         return getattr(self, name, None)
 
-    def _call(self, name, has_saved, settings, *inputs):
-        return _function(self._lib, name, has_saved).apply(tuple(settings), *inputs)
+    def _bind(self, backend):
+        """The operator library and the autograd Function this module calls (made here,
+        not while torch.compile traces a forward)."""
+        self.backend = backend
+        self._lib = _library(backend)
+        self._fn = _function(self._lib, self._method, _LAYERS[self._method])
+
+    def _call(self, settings, x, *inputs):
+        if x.is_floating_point() and _autocast_on(x.device.type):
+            # Under autocast the activations arrive in the autocast dtype and the parameters
+            # stay in theirs: they enter the operator in x's (the cast is differentiable, so
+            # their gradients come back in their own dtype).
+            inputs = [t.to(x.dtype) if t is not None and t.dtype != x.dtype else t
+                      for t in inputs]
+        return self._fn.apply(tuple(settings), x, *inputs)
 
 
 class RMSNorm(_SpecModule):
@@ -200,14 +237,15 @@ class RMSNorm(_SpecModule):
     def __init__(self, d, eps=None, elementwise_affine=True, *, backend=None, device=None,
                  dtype=None):
         super().__init__()
-        self.d, self.backend, self._lib = d, backend, _library(backend)
+        self.d = d
+        self._bind(backend)
         self.eps = _setting("rmsnorm", "eps", eps, float)
         self.elementwise_affine = elementwise_affine
         skip = () if elementwise_affine else ("gamma",)
         self._make_params({}, {"D": d}, device, dtype, skip=skip)
 
     def forward(self, x):
-        return self._call("rmsnorm", True, (self.eps,), x, self._opt("gamma"))
+        return self._call((self.eps,), x, self._opt("gamma"))
 
     def extra_repr(self):
         return f"{self.d}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
@@ -220,12 +258,13 @@ class LayerNorm(_SpecModule):
 
     def __init__(self, d, eps=None, bias=True, *, backend=None, device=None, dtype=None):
         super().__init__()
-        self.d, self.backend, self.bias, self._lib = d, backend, bias, _library(backend)
+        self.d, self.bias = d, bias
+        self._bind(backend)
         self.eps = _setting("layernorm", "eps", eps, float)
         self._make_params({"bias": bias}, {"D": d}, device, dtype)
 
     def forward(self, x):
-        return self._call("layernorm", True, (self.eps,), x, self.gamma, self._opt("beta"))
+        return self._call((self.eps,), x, self.gamma, self._opt("beta"))
 
     def extra_repr(self):
         return f"{self.d}, eps={self.eps}, bias={self.bias}"
@@ -238,12 +277,13 @@ class DyT(_SpecModule):
 
     def __init__(self, d, alpha_init=None, bias=True, *, backend=None, device=None, dtype=None):
         super().__init__()
-        self.d, self.backend, self.bias, self._lib = d, backend, bias, _library(backend)
+        self.d, self.bias = d, bias
+        self._bind(backend)
         self.alpha_init = _setting("dyt", "alpha_init", alpha_init, float)
         self._make_params({"bias": bias, "alpha_init": self.alpha_init}, {"D": d}, device, dtype)
 
     def forward(self, x):
-        return self._call("dyt", False, (), x, self.alpha, self.gamma, self._opt("beta"))
+        return self._call((), x, self.alpha, self.gamma, self._opt("beta"))
 
     def extra_repr(self):
         return f"{self.d}, alpha_init={self.alpha_init}, bias={self.bias}"
@@ -252,7 +292,8 @@ class DyT(_SpecModule):
 class _SeeDNormBase(_SpecModule):
     def _setup(self, d, eps, sigma, heads, alpha, beta, alpha_init, backend, extra, device, dtype):
         m = self._method
-        self.d, self.backend, self._lib = d, backend, _library(backend)
+        self.d = d
+        self._bind(backend)
         self.eps = _setting(m, "eps", eps, float)
         self.sigma = _setting(m, "sigma", sigma, str)
         self.heads = _setting(m, "heads", heads, int)
@@ -268,6 +309,14 @@ class _SeeDNormBase(_SpecModule):
             "alpha_init": self.alpha_init,
             **extra,
         }
+        # The settings' rules (heads divides D; beta removed needs a vector alpha; ...) are
+        # the reference's: one evaluation on a row of ones refuses what it refuses, now
+        # rather than at the first forward.
+        row = {"x": numpy.ones((1, d))}
+        if m == "adaseednorm":
+            row.update(gamma_c=numpy.zeros((1, d)), eta_c=numpy.zeros((1, d)))
+        _scaleref.evaluate(m, {k: _text(v) for k, v in settings.items() if k != "alpha_init"},
+                           row, 53)
         self._make_params(settings, {"D": d}, device, dtype)
 
     def _settings(self):
@@ -301,7 +350,7 @@ class SeeDNorm(_SeeDNormBase):
                     {"gamma": self.gamma_on}, device, dtype)
 
     def forward(self, x):
-        return self._call("seednorm", True, self._settings(), x, self._opt("alpha"),
+        return self._call(self._settings(), x, self._opt("alpha"),
                       self._opt("beta"), self._opt("gamma"))
 
     def extra_repr(self):
@@ -320,7 +369,7 @@ class AdaSeeDNorm(_SeeDNormBase):
         self._setup(d, eps, sigma, heads, alpha, beta, alpha_init, backend, {}, device, dtype)
 
     def forward(self, x, gamma_c, eta_c):
-        return self._call("adaseednorm", True, self._settings(), x, self._opt("alpha"),
+        return self._call(self._settings(), x, self._opt("alpha"),
                       self._opt("beta"), gamma_c, eta_c)
 
 
@@ -337,7 +386,8 @@ class SDDLinear(_SpecModule):
     def __init__(self, d_in, d_out, eps=None, alpha_init=1.0, *, backend=None, device=None,
                  dtype=None):
         super().__init__()
-        self.d_in, self.d_out, self.backend, self._lib = d_in, d_out, backend, _library(backend)
+        self.d_in, self.d_out = d_in, d_out
+        self._bind(backend)
         self.eps = _setting("sdd", "eps", eps, float)
         self.alpha_init = float(alpha_init)
         self._make_params({"eps": self.eps}, {"d_in": d_in, "d_out": d_out}, device, dtype)
@@ -348,7 +398,7 @@ class SDDLinear(_SpecModule):
         torch.nn.init.normal_(value, std=1.0 / math.sqrt(2.5 * self.d_in))
 
     def forward(self, x):
-        return self._call("sdd", True, (self.eps,), x, self.V, self.alpha)
+        return self._call((self.eps,), x, self.V, self.alpha)
 
     def extra_repr(self):
         return f"{self.d_in}, {self.d_out}, eps={self.eps}, alpha_init={self.alpha_init}"
@@ -365,7 +415,8 @@ class ScaleVectorLinear(_SpecModule):
     def __init__(self, d_in, d_out, strategy=None, eps=None, heads=None, *, backend=None,
                  device=None, dtype=None):
         super().__init__()
-        self.d_in, self.d_out, self.backend, self._lib = d_in, d_out, backend, _library(backend)
+        self.d_in, self.d_out = d_in, d_out
+        self._bind(backend)
         self.strategy = _setting("scalevec", "strategy", strategy, str)
         self.eps = _setting("scalevec", "eps", eps, float)
         self.heads = _setting("scalevec", "heads", heads, int)
@@ -380,7 +431,7 @@ class ScaleVectorLinear(_SpecModule):
         torch.nn.init.normal_(value, std=_default("init", "sigma", float))
 
     def forward(self, x):
-        return self._call("scalevec", True, (self.strategy, self.eps, self.heads), x,
+        return self._call((self.strategy, self.eps, self.heads), x,
                       self.W, self._opt("g"), self._opt("a"), self._opt("r"), self._opt("u"))
 
     def extra_repr(self):
@@ -405,7 +456,6 @@ _KERNEL_SAVED = {
 }
 # Where the operator's heads setting is among its arguments after x.
 _HEADS_AT = {"seednorm": 5, "adaseednorm": 6}
-_LINEAR = {"sdd", "scalevec"}  # y has the weight's rows as columns (args[0] is V or W)
 
 
 def _fake_forward(library, name, has_saved):
@@ -431,7 +481,8 @@ def _fake_backward(dy, *args):
         if a is not None and not isinstance(a, torch.Tensor):
             break
         inputs.append(a)
-    return tuple(None if t is None else torch.empty_like(t) for t in inputs)
+    # contiguous, as the implementations return them (whatever the input's strides)
+    return tuple(None if t is None else t.new_empty(t.shape) for t in inputs)
 
 
 def _register_fakes(library):
@@ -449,13 +500,10 @@ def _register_fakes(library):
         register(f"{library}::{name}_backward")(_fake_backward)
     for name in ("rescale_", "init_"):
         if library == "scaleref" or name != "init_":
-            register(f"{library}::{name}")(lambda W, *args, **kwargs: W)
+            register(f"{library}::{name}")(lambda W, *args, **kwargs: None)
     return None
 
 
-# Every layer operator, and whether its forward returns `saved`.
-_LAYERS = {"rmsnorm": True, "layernorm": True, "dyt": False, "seednorm": True,
-           "adaseednorm": True, "sdd": True, "scalevec": True}
 # Why torch.compile cannot trace the operators here (None: it can).
 COMPILE_UNSUPPORTED = _register_fakes("scaleref")
 

@@ -57,17 +57,24 @@ def param_groups(model, weight_decay, *, others="torch", scale_vectors="iwd"):
 
 
 def _weights(model):
-    """(module name, parameter name, parameter) for each weight matrix of the model:
-    nn.Linear's and nn.Embedding's weight, SDDLinear's V, ScaleVectorLinear's W."""
+    """(module name, parameter name, parameter) for each weight matrix of the model, once
+    each: nn.Linear's and nn.Embedding's weight, SDDLinear's V, ScaleVectorLinear's W."""
     from . import ScaleVectorLinear, SDDLinear
 
+    seen = set()  # a weight shared by two modules (tied embeddings) is listed once
     for mname, module in model.named_modules():
         if isinstance(module, (torch.nn.Linear, torch.nn.Embedding)):
-            yield mname, "weight", module.weight
+            pname = "weight"
         elif isinstance(module, SDDLinear):
-            yield mname, "V", module.V
+            pname = "V"
         elif isinstance(module, ScaleVectorLinear):
-            yield mname, "W", module.W
+            pname = "W"
+        else:
+            continue
+        w = getattr(module, pname)
+        if id(w) not in seen:
+            seen.add(id(w))
+            yield mname, pname, w
 
 
 def rescale_(model_or_weight, rule, *, sigma=None, std=None, threshold=None, backend=None):
@@ -78,8 +85,8 @@ def rescale_(model_or_weight, rule, *, sigma=None, std=None, threshold=None, bac
     namespace = ops(backend)
     with torch.no_grad():
         if isinstance(model_or_weight, torch.Tensor):
-            return namespace.rescale_(model_or_weight, rule, sigma=sigma, std=std,
-                                      threshold=threshold)
+            namespace.rescale_(model_or_weight, rule, sigma=sigma, std=std, threshold=threshold)
+            return model_or_weight
         names = []
         for mname, pname, w in _weights(model_or_weight):
             namespace.rescale_(w, rule, sigma=sigma, std=std, threshold=threshold)
