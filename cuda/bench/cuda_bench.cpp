@@ -24,7 +24,8 @@
 //   cuda_bench --op seednorm,dyt --dtype bf16 --reps 100 --json out.json
 //   cuda_bench --smoke                 a tiny shape, 3 reps: does every case run and agree?
 //
-// Options: --op LIST, --dtype LIST (bf16, fp32, fp64, all), --dir LIST, --shape RxD,
+// Options: --op LIST, --dtype LIST (bf16, fp32, fp64, all), --dir LIST, --shape RxD
+// (repeatable: each shape is a case; the sweep keeps the first one's element count),
 // --reps N, --warmup N, --no-sweep, --json FILE, --commit SHA, --date TEXT.
 // Exit status: 0 done (and, without a CUDA device, 0 under --smoke after
 // printing why); 1 when a case failed (a CUDA error; the other cases still
@@ -61,7 +62,7 @@ struct Options {
   std::vector<Dir> dirs{std::begin(kAllDirs), std::end(kAllDirs)};
   std::vector<DType> dtypes{DType::bf16, DType::f32, DType::f64};
   bool dtypes_given = false;
-  Shape shape{16384, 4096, 1};
+  std::vector<Shape> shapes{{16384, 4096, 1}};  // --shape, repeatable; the first sets the sweep
   bool shape_given = false;
   int reps = 50, warmup = 5;
   bool reps_given = false, warmup_given = false;
@@ -146,7 +147,8 @@ Options parse(int argc, char** argv) {
       if (std::sscanf(v.c_str(), "%lldx%lld%c", &r, &d, &tail) != 2 || r < 1 || d < 16 ||
           d % 16 != 0)
         scaleref::fail("cuda_bench: --shape expects RxD with D a multiple of 16, got '", v, "'");
-      o.shape = {r, d, 1};
+      if (!o.shape_given) o.shapes.clear();  // the first --shape replaces the default
+      o.shapes.push_back({r, d, 1});
       o.shape_given = true;
     } else if (a == "--reps") {
       o.reps = count(1);
@@ -165,7 +167,7 @@ Options parse(int argc, char** argv) {
     }
   }
   if (o.smoke) {
-    if (!o.shape_given) o.shape = {256, 1024, 1};
+    if (!o.shape_given) o.shapes = {{256, 1024, 1}};
     if (!o.reps_given) o.reps = 3;
     if (!o.warmup_given) o.warmup = 1;
   } else if (o.quick) {
@@ -196,21 +198,24 @@ struct Case {
   bool sweep;
 };
 
-// The default shape for every op and direction; then, for the sweep dtypes
-// (bf16 unless --dtype names others), fwd and bwd at every N of the sweep.
+// Every shape (the default, or each --shape in order) for every op and
+// direction; then, for the sweep dtypes (bf16 unless --dtype names others),
+// fwd and bwd at every N of the sweep, at the first shape's element count.
 std::vector<Case> cases_for(const Options& o, DType t) {
   std::vector<Case> out;
-  for (Op op : o.ops)
-    for (Dir d : o.dirs) out.push_back({op, d, {o.shape.rows, o.shape.cols, op_heads(op)}, false});
+  for (const Shape& s : o.shapes)
+    for (Op op : o.ops)
+      for (Dir d : o.dirs) out.push_back({op, d, {s.rows, s.cols, op_heads(op)}, false});
   const bool sweep_dtype = o.dtypes_given || t == DType::bf16;
   if (!o.sweep || !sweep_dtype) return out;
-  const i64 total = o.shape.rows * o.shape.cols;
+  const Shape& first = o.shapes.front();
+  const i64 total = first.rows * first.cols;
   for (Op op : o.ops) {
     if (!op_in_sweep(op)) continue;
     for (Dir d : o.dirs) {
       if (d == Dir::fwd_bwd) continue;
       for (i64 n : sweep_cols(o)) {
-        if (n == o.shape.cols || total % n != 0) continue;
+        if (n == first.cols || total % n != 0) continue;
         out.push_back({op, d, {total / n, n, op_heads(op)}, true});
       }
     }
