@@ -9,9 +9,11 @@
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cfenv>
 #include <cmath>
+#include <csignal>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -978,6 +980,36 @@ TEST(EmuMemcheckDeathTest, UseAfterFreeOutsideTheAccessPathFaults) {
       use_after_free_unchecked(), ::testing::ExitedWithCode(70),
       "memcheck: use after free: read at 0x[0-9a-f]+, byte 0 of a freed 1024-byte allocation .* "
       "in kernel touch_raw, block \\(0, 0, 0\\), thread \\(0, 0, 0\\)");
+}
+
+// A fault outside device memory is not the emulator's: it goes to the handler
+// installed before the emulator's (Python's faulthandler, in a torch process),
+// not straight to the default action.
+int* volatile nowhere = nullptr;
+
+void fault_under_a_previous_handler() {
+  struct sigaction sa {};
+  sa.sa_handler = [](int) {
+    constexpr char kLine[] = "the previous handler ran\n";
+    [[maybe_unused]] const auto n = write(2, kLine, sizeof kLine - 1);
+    _exit(42);
+  };
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGSEGV, &sa, nullptr);
+  float* p = nullptr;
+  cudaMalloc(reinterpret_cast<void**>(&p), 64 * sizeof(float));
+  cudaMemset(p, 0, 64 * sizeof(float));
+  launch<touch>(1, 32, 0, nullptr, p);  // the first launch installs the emulator's handler
+  cudaDeviceSynchronize();
+  *nowhere = 1;
+}
+
+TEST(EmuMemcheckDeathTest, AFaultOutsideDeviceMemoryGoesToTheHandlerBefore) {
+  // A fresh process (not a fork of this one, whose earlier tests installed the
+  // emulator's handler already): the order is the previous handler, then the emulator's.
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(fault_under_a_previous_handler(), ::testing::ExitedWithCode(42),
+              "the previous handler ran");
 }
 
 TEST(EmuMemcheck, CopiesAndFreesOutsideDeviceMemoryAreRefused) {

@@ -121,6 +121,9 @@ void write_all(const char* s) {
   }
 }
 
+// The SIGSEGV and SIGBUS actions in place before install_fault_handler's.
+struct sigaction previous_action[2];
+
 void on_fault(int sig, siginfo_t* info, void* context) {
   const auto a = reinterpret_cast<std::uintptr_t>(info->si_addr);
   const char* access = "access";
@@ -164,8 +167,10 @@ void on_fault(int sig, siginfo_t* info, void* context) {
         std::snprintf(what, sizeof what, "a thread overflowed its %zu-byte stack (at %p)",
                       std::size_t(128 * 1024), info->si_addr);
   }
-  if (!what[0]) {  // not ours: the default action
-    signal(sig, SIG_DFL);
+  if (!what[0]) {  // not ours: back to the handler before ours (or the default action),
+    // which the faulting instruction, run again on return, then reaches (Python's
+    // faulthandler in a torch process prints its traceback)
+    sigaction(sig, &previous_action[sig == SIGBUS ? 1 : 0], nullptr);
     return;
   }
   char where[640];
@@ -202,8 +207,8 @@ void install_fault_handler() {
     sa.sa_sigaction = on_fault;
     sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
     sigemptyset(&sa.sa_mask);
-    sigaction(SIGSEGV, &sa, nullptr);
-    sigaction(SIGBUS, &sa, nullptr);
+    sigaction(SIGSEGV, &sa, &previous_action[0]);
+    sigaction(SIGBUS, &sa, &previous_action[1]);
     if (__sanitizer_set_death_callback) __sanitizer_set_death_callback(on_sanitizer_death);
   });
   thread_local bool has_stack = false;
