@@ -226,6 +226,69 @@ TEST_F(CudaKernels, RmsNormInDoubleMatchesTheReference) {
     ASSERT_NEAR(hdg[j], G.dgamma(0, j), 53 * u * G.dgamma.cwiseAbs().maxCoeff());
 }
 
+// A forward's later passes read a wide row's first entries back from shared
+// memory and walk the row back to front (cuda/src/detail/launch.hpp,
+// stash_columns). x and every parameter vector repeat with a period of 1000
+// columns, which no thread's stride or vector width divides: within a head,
+// y at column c must then have y's bits at c - 1000. An entry kept at one
+// column and read back at another, or a tail read from the wrong place,
+// breaks that. Rows of 65536 (fp32 and fp64: kept in part, the rest read
+// again from global memory; bf16: kept whole) and 16384 (fp64: kept whole).
+template <class T>
+void expect_periodic_outputs(std::int64_t n, std::int64_t d) {
+  constexpr std::int64_t period = 1000;
+  const auto repeating = [&](int salt, double lo, double hi) {
+    std::vector<T> v(n * d);
+    for (std::int64_t i = 0; i < n; ++i)
+      for (std::int64_t j = 0; j < d; ++j) {
+        const double u = 0.5 + 0.5 * std::sin(0.731 * (j % period) + 3.1 * i + salt);
+        v[i * d + j] = cuda::from_double<T>(lo + (hi - lo) * u);
+      }
+    return v;
+  };
+  const auto param = [&](int salt, double lo, double hi) {
+    std::vector<T> v = repeating(salt, lo, hi);
+    v.resize(d);
+    return cuda::DeviceBuffer<T>(v);
+  };
+  cuda::DeviceBuffer<T> x(repeating(1, -2, 2)), y(std::vector<T>(n * d));
+  const cuda::DeviceBuffer<T> gamma = param(2, 0.5, 1.5), beta = param(3, -0.5, 0.5),
+                              alpha = param(4, 0.5, 1.5);
+  const Rows<const T> xv{x.data(), n, d, d};
+  const Rows<T> yv{y.data(), n, d, d};
+  const auto check = [&](const std::string& what, int heads) {
+    const std::vector<T> h = y.download();
+    const std::int64_t w = d / heads;
+    std::int64_t bad = 0, first = -1;
+    for (std::int64_t i = 0; i < n; ++i)
+      for (std::int64_t c = 0; c < d; ++c)
+        if (c % w >= period && std::memcmp(&h[i * d + c], &h[i * d + c - period], sizeof(T)) != 0 &&
+            bad++ == 0)
+          first = i * d + c;
+    EXPECT_EQ(bad, 0) << what << " (" << heads << " heads) " << sizeof(T) << "-byte " << n << "x"
+                      << d << ": first at row " << first / d << ", column " << first % d;
+  };
+  for (int heads : {1, 2}) {
+    cuda::rmsnorm::forward<T>({gamma.data()}, {1e-6, heads}, xv, yv, nullptr);
+    check("rmsnorm", heads);
+  }
+  cuda::layernorm::forward<T>({gamma.data(), beta.data()}, {}, xv, yv, nullptr);
+  check("layernorm", 1);
+  for (int heads : {1, 4}) {
+    cuda::seednorm::Config c;
+    c.heads = heads;
+    cuda::seednorm::forward<T>({alpha.data(), beta.data(), gamma.data()}, c, xv, yv, nullptr);
+    check("seednorm", heads);
+  }
+}
+
+TEST_F(CudaKernels, ForwardOutputsKeepTheirBitsWhereWideRowsAreKeptInSharedMemory) {
+  expect_periodic_outputs<float>(2, 65536);
+  expect_periodic_outputs<double>(2, 65536);
+  expect_periodic_outputs<cuda::bf16>(2, 65536);
+  expect_periodic_outputs<double>(3, 16384);
+}
+
 TEST_F(CudaKernels, SeedNormBackwardReplaysBitForBit) {
   const Batch b;
   std::vector<float> x(b.x.begin(), b.x.end()), dy(b.dy.begin(), b.dy.end());

@@ -159,4 +159,48 @@ TEST(CudaLaunch, SumsNeverAskForMoreSharedMemoryThanTheDeviceGives) {
   EXPECT_FALSE(detail::sums_in_shared(1, 0, 0));
 }
 
+TEST(CudaLaunch, WideRowsKeepWhatFitsOfThemInSharedMemory) {
+  const std::size_t room = kHopperOptIn - detail::kStaticSharedBytes;
+  // below 64 KiB a row is read again from L2: nothing kept
+  EXPECT_EQ(detail::stash_columns(16383, 4, 4, 1, 0, kHopperOptIn), 0);
+  EXPECT_EQ(detail::stash_columns(16384, 2, 8, 1, 0, kHopperOptIn), 0);
+  // 64 KiB and more: the whole row where it fits, else what fits, in whole vectors
+  EXPECT_EQ(detail::stash_columns(16384, 4, 4, 1, 0, kHopperOptIn), 16384);
+  EXPECT_EQ(detail::stash_columns(16384, 8, 2, 1, 0, kHopperOptIn), 16384);
+  EXPECT_EQ(detail::stash_columns(65536, 2, 8, 1, 0, kHopperOptIn), 65536);
+  EXPECT_EQ(detail::stash_columns(65536, 4, 4, 1, 0, kHopperOptIn), i64(room / 4) / 4 * 4);
+  EXPECT_EQ(detail::stash_columns(65536, 8, 2, 1, 0, kHopperOptIn), i64(room / 8) / 2 * 2);
+  EXPECT_EQ(detail::stash_columns(65535, 8, 1, 1, 0, kHopperOptIn), i64(room / 8));
+  // beside the kernel's other shared memory, never more than the device gives
+  for (std::size_t extra : {0, 4, 64, 1000})
+    for (i64 d : {16384, 65535, 65536, 262144})
+      for (int v : {1, 2, 4}) {
+        const i64 kept = detail::stash_columns(d, 4, v, 1, extra, kHopperOptIn);
+        EXPECT_EQ(kept % v, 0);
+        EXPECT_LE(kept, d);
+        EXPECT_LE(detail::kStaticSharedBytes + extra + std::size_t(kept) * 4, kHopperOptIn);
+      }
+  EXPECT_EQ(detail::stash_columns(65536, 4, 4, 1, 0, kNoOptIn),
+            i64((kNoOptIn - detail::kStaticSharedBytes) / 4));
+  EXPECT_EQ(detail::stash_columns(65536, 4, 4, 1, kNoOptIn, kNoOptIn), 0);
+  // several rows to a block (narrow rows only): nothing kept
+  EXPECT_EQ(detail::stash_columns(65536, 4, 4, 2, 0, kHopperOptIn), 0);
+}
+
+TEST(CudaLaunch, MultiHeadForwardTakesARowPerBlockWithItsHeadsInSlices) {
+  // 16 heads of 256 bf16: 32-thread groups, 4 slices give a row the 128
+  // threads one group would get for all of it
+  auto g = detail::head_forward_geometry(4096, 4096, 16, 8);
+  EXPECT_EQ(g.group, 32);
+  EXPECT_EQ(g.rows_per_block, 4);
+  EXPECT_EQ(g.blocks, 4096u);
+  g = detail::head_forward_geometry(2048, 16384, 16, 8);
+  EXPECT_EQ(g.group * g.rows_per_block, 512);
+  g = detail::head_forward_geometry(16, 65536, 16, 4);
+  EXPECT_EQ(g.group * g.rows_per_block, 1024);
+  EXPECT_EQ(g.blocks, 16u);
+  // a grid that strides past the device's limit
+  EXPECT_EQ(detail::head_forward_geometry(100000, 64, 4, 1, 16).blocks, 16u);
+}
+
 }  // namespace

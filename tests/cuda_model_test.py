@@ -193,13 +193,16 @@ def test_every_kernel_is_coalesced_and_free_of_bank_conflicts():
 
 def test_the_forward_kernels_counts_are_the_hardwares():
     # Nsight Compute on an H100 (cuda/results/2026-11-26-nvidia-h100-80gb-hbm3/run1) at
-    # 4096 x 4096: the forward kernels, which this comparison's commit did not change
+    # 4096 x 4096: the forward kernels, which this comparison's commit did not change,
+    # but for SeeDNorm's 16-head forward: it has taken a row a block, its heads in
+    # slices, since (cuda/src/detail/launch.hpp's head_forward_geometry), a launch
+    # that no GPU has counted yet
     ncu = cuda_model.read_ncu(os.path.join(ROOT, "cuda", "results",
                                            "2026-11-26-nvidia-h100-80gb-hbm3", "run1"))
     doc = traffic(["4096x4096"], "bf16", 16)
     compared = 0
     for c in doc["cases"]:
-        if c["dir"] != "fwd":
+        if c["dir"] != "fwd" or c["op"] == "seednorm_h16":
             continue
         for l in c["launches"]:
             m = cuda_model.model_launch(l, {})
@@ -212,4 +215,4 @@ def test_the_forward_kernels_counts_are_the_hardwares():
                     (m["global_store"]["sectors"], "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum")):
                 assert mine == pytest.approx(hw[theirs], rel=0.01), (c["op"], theirs)
             compared += 1
-    assert compared == 6
+    assert compared == 5

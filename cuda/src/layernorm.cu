@@ -2,7 +2,9 @@
 //
 // forward: per row, a pass for sum x (the mean), a pass for sum (x - mu)^2
 //   (the variance, centred: no E[x^2] - mu^2 cancellation) and, at eps = 0,
-//   the row's range, a pass writing y.
+//   the row's range, a pass writing y back to front. A wide row's first
+//   columns come from shared memory after the first pass (launch.hpp's
+//   stash_columns); the sums walk the row front to back, as they always did.
 // backward: a pass for sum g and sum g x_hat, a pass writing dx and adding
 //   dy x_hat and dy into the block's dgamma and dbeta sums; then sum_partials.
 #include <scaleref/cuda/layernorm.hpp>
@@ -24,9 +26,11 @@ using namespace detail;
 template <class D, int V>
 __global__ void __launch_bounds__(kMaxThreads, 1)
     forward_kernel(DevRows<const D> x, DevRows<D> y, DevPtr<const D> gamma, DevPtr<const D> beta,
-                   AccT<D> eps, bool zero_eps, DevPtr<AccT<D>> mean_out, DevPtr<AccT<D>> rstd_out) {
+                   AccT<D> eps, bool zero_eps, i64 stash_cols, DevPtr<AccT<D>> mean_out,
+                   DevPtr<AccT<D>> rstd_out) {
   using A = AccT<D>;
   SCALEREF_SHARED(ScratchRow<A>, scratch, 32);
+  const RowStash<D> stash{ptr_cast<D*>(dynamic_shared), stash_cols};  // the row's first columns
   const i64 w = x.cols;
   for (RowLoop rows(x.rows); rows.more(); rows.next()) {
     const i64 i = rows.row();
@@ -36,16 +40,16 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
     if (on)
       for (i64 j = first_col<V>(); j < w; j += col_step<V>()) {
         A v[V];
-        load<V>(xr, j, w, v);
+        load_keep<V>(xr, j, w, stash, j, v);
 #pragma unroll
         for (int k = 0; k < V; ++k) sum += v[k];
       }
     const A mu = group_sum(sum, scratch) / A(w);
     A ss = 0, lo = Limits<A>::largest, hi = -Limits<A>::largest;  // and the row's range
     if (on)
-      for (i64 j = first_col<V>(); j < w; j += col_step<V>()) {
+      for (i64 j = first_col<V>(); j < w; j += col_step<V>()) {  // front to back: a sum
         A v[V];
-        load<V>(xr, j, w, v);
+        load_kept<V>(xr, j, w, stash, j, v);
 #pragma unroll
         for (int k = 0; k < V; ++k)
           if (j + k < w) {  // the tail's zeros are not x
@@ -76,9 +80,9 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
       st(rstd_out + i, r);
     }
     DevPtr<D> yr = y.data + i * y.stride;
-    for (i64 j = first_col<V>(); j < w; j += col_step<V>()) {
+    for (i64 j = last_col<V>(w); j >= 0; j -= col_step<V>()) {  // back to front
       A v[V], g[V], b[V], out[V];
-      load<V>(xr, j, w, v);
+      load_kept<V>(xr, j, w, stash, j, v);
       load_or<V>(gamma, j, w, A(1), g);
       load_or<V>(beta, j, w, A(0), b);
 #pragma unroll
@@ -163,10 +167,14 @@ void forward(const Params<T>& p, const Config& c, Rows<const T> x, Rows<T> y, Ca
   }
   const int V = vector_width<T>(where, {x.data, y.data, p.gamma, p.beta}, {x.stride, y.stride});
   const Geometry g = forward_geometry(x.rows, x.cols, V, grid_limit(where));
+  const i64 stash =
+      stash_columns(x.cols, sizeof(T), V, g.rows_per_block, 0, opt_in_shared_bytes(where));
+  const auto smem = static_cast<std::size_t>(stash_bytes(stash, sizeof(T)));
   with_vector_width<T>(V, [&](auto vc) {
-    launch<forward_kernel<Dev<T>, vc()>>(g.blocks, dim3(g.group, g.rows_per_block), 0, stream,
-                                         dev(x), dev(y), dev(p.gamma), dev(p.beta), Acc<T>(c.eps),
-                                         c.eps == 0, mean, rstd);
+    constexpr auto kernel = forward_kernel<Dev<T>, vc()>;
+    allow_dynamic_shared(where, kernel, smem);
+    launch<kernel>(g.blocks, dim3(g.group, g.rows_per_block), smem, stream, dev(x), dev(y),
+                   dev(p.gamma), dev(p.beta), Acc<T>(c.eps), c.eps == 0, stash, mean, rstd);
   });
   check_launch(where);
 }

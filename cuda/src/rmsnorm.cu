@@ -1,7 +1,9 @@
 // RMSNorm kernels (formulas: scaleref/cuda/rmsnorm.hpp).
 //
 // forward: per row and head, one pass for sum x^2 (group_sum), one that
-//   writes y = (x r) gamma; the second reads the row again, from L1/L2.
+//   writes y = (x r) gamma back to front; the second reads the row again,
+//   from L1/L2, or a wide head's first columns from shared memory (launch.hpp's
+//   stash_columns).
 // backward: per row and head, one pass for sum g x_hat, one that writes dx
 //   and adds dy x_hat into the block's dgamma sums; then sum_partials.
 #include <scaleref/cuda/rmsnorm.hpp>
@@ -19,9 +21,10 @@ using namespace detail;
 template <class D, int V>
 __global__ void __launch_bounds__(kMaxThreads)
     forward_kernel(DevRows<const D> x, DevRows<D> y, DevPtr<const D> gamma, int heads, AccT<D> eps,
-                   DevPtr<AccT<D>> rstd) {
+                   i64 stash_cols, DevPtr<AccT<D>> rstd) {
   using A = AccT<D>;
   SCALEREF_SHARED(ScratchRow<A>, scratch, 32);
+  const RowStash<D> stash{ptr_cast<D*>(dynamic_shared), stash_cols};  // a head's first columns
   const i64 w = x.cols / heads;
   for (RowLoop rows(x.rows); rows.more(); rows.next()) {
     const i64 i = rows.row();
@@ -32,7 +35,7 @@ __global__ void __launch_bounds__(kMaxThreads)
       if (on)
         for (i64 j = first_col<V>(); j < w; j += col_step<V>()) {
           A v[V];
-          load<V>(xr, j, w, v);
+          load_keep<V>(xr, j, w, stash, j, v);
 #pragma unroll
           for (int k = 0; k < V; ++k) ss += v[k] * v[k];
         }
@@ -42,9 +45,9 @@ __global__ void __launch_bounds__(kMaxThreads)
       if (rstd && threadIdx.x == 0) st(rstd + (i * heads + h), r);
       DevPtr<D> yr = y.data + i * y.stride + h * w;
       DevPtr<const D> gr = gamma ? gamma + h * w : nullptr;
-      for (i64 j = first_col<V>(); j < w; j += col_step<V>()) {
+      for (i64 j = last_col<V>(w); j >= 0; j -= col_step<V>()) {  // back to front
         A v[V], g[V], out[V];
-        load<V>(xr, j, w, v);
+        load_kept<V>(xr, j, w, stash, j, v);
         load_or<V>(gr, j, w, A(1), g);
 #pragma unroll
         for (int k = 0; k < V; ++k) out[k] = (v[k] * r) * g[k];
@@ -123,10 +126,13 @@ void forward(const Params<T>& p, const Config& c, Rows<const T> x, Rows<T> y, Ca
   }
   const int V = vector_width<T>(where, {x.data, y.data, p.gamma}, {x.stride, y.stride, w});
   const Geometry g = forward_geometry(x.rows, w, V, grid_limit(where));
+  const i64 stash = stash_columns(w, sizeof(T), V, g.rows_per_block, 0, opt_in_shared_bytes(where));
+  const auto smem = static_cast<std::size_t>(stash_bytes(stash, sizeof(T)));
   with_vector_width<T>(V, [&](auto vc) {
-    launch<forward_kernel<Dev<T>, vc()>>(g.blocks, dim3(g.group, g.rows_per_block), 0, stream,
-                                         dev(x), dev(y), dev(p.gamma), c.heads, Acc<T>(c.eps),
-                                         rstd);
+    constexpr auto kernel = forward_kernel<Dev<T>, vc()>;
+    allow_dynamic_shared(where, kernel, smem);
+    launch<kernel>(g.blocks, dim3(g.group, g.rows_per_block), smem, stream, dev(x), dev(y),
+                   dev(p.gamma), c.heads, Acc<T>(c.eps), stash, rstd);
   });
   check_launch(where);
 }

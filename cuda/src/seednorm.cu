@@ -64,29 +64,56 @@ __device__ inline void load_alpha(const Net<D>& n, i64 h, i64 j, i64 w, AccT<D> 
   }
 }
 
+// v summed over the block's slices (each slice's group_sum'd value), in
+// slice order, so every thread gets the same bits; `slot` holds blockDim.y
+// values of shared memory. Every thread of the block must call it.
+template <class A>
+__device__ A slices_sum(A v, DevPtr<A> slot) {
+  if (blockDim.y == 1) return v;
+  if (threadIdx.x == 0) st(slot + threadIdx.y, v);
+  __syncthreads();
+  A s = ld(slot);
+  for (unsigned y = 1; y < blockDim.y; ++y) s += ld(slot + y);
+  __syncthreads();  // slot may be written again by the next call
+  return s;
+}
+
 // __launch_bounds__(kMaxThreads): a row's group may be 1024 threads (launch.hpp's
 // group_size), so a thread may hold at most 64 registers; without the bound the
 // bf16 (V = 8) and fp64 AdaSeeDNorm backward take 72-80 and a 1024-thread launch
 // fails with "too many resources requested for launch".
+//
+// Shared memory: the stash (the row's first stash_cols entries, RowStash),
+// then sigma(z_h) for each head of each of the block's rows, then one
+// slices_sum slot per slice. With one head, blockDim.y is the block's rows;
+// with more, it is the row's head slices (head h to slice h mod slices), and
+// a block takes one row at a time.
 template <class D, int V, bool kAda>
 __global__ void __launch_bounds__(kMaxThreads)
-    forward_kernel(Net<D> n, DevRows<const D> x, DevRows<D> y, AccT<D> eps,
+    forward_kernel(Net<D> n, DevRows<const D> x, DevRows<D> y, AccT<D> eps, i64 stash_cols,
                    DevPtr<AccT<D>> rstd_out, DevPtr<AccT<D>> z_out) {
   using A = AccT<D>;
   SCALEREF_SHARED(ScratchRow<A>, scratch, 32);
-  DevPtr<A> s_row = ptr_cast<A*>(dynamic_shared) + i64(threadIdx.y) * n.heads;  // sigma(z_h)
+  const RowStash<D> stash{ptr_cast<D*>(dynamic_shared), stash_cols};
+  const bool sliced = n.heads > 1;
+  const unsigned per_block = sliced ? 1u : blockDim.y;  // rows
+  const unsigned slot_of_row = sliced ? 0u : threadIdx.y;
+  DevPtr<A> s_row = ptr_cast<A*>(dynamic_shared + stash_bytes(stash_cols, sizeof(D))) +
+                    i64(slot_of_row) * n.heads;                                    // sigma(z_h)
+  DevPtr<A> slot = s_row - i64(slot_of_row) * n.heads + i64(per_block) * n.heads;  // slices_sum's
+  const int h0 = sliced ? int(threadIdx.y) : 0, dh = sliced ? int(blockDim.y) : 1;
   const i64 w = x.cols / n.heads;
-  for (RowLoop rows(x.rows); rows.more(); rows.next()) {
-    const i64 i = rows.row();
-    const bool on = rows.active();
+  for (i64 base = i64(blockIdx.x) * per_block; base < x.rows; base += i64(gridDim.x) * per_block) {
+    const i64 i = base + slot_of_row;
+    const bool on = i < x.rows;
     DevPtr<const D> xr = x.data + (on ? i * x.stride : 0);
     A ss = 0;
-    for (int h = 0; h < n.heads; ++h) {
+    for (int h = h0; h < n.heads; h += dh) {
       A dot = 0;
       if (on)
         for (i64 j = first_col<V>(); j < w; j += col_step<V>()) {
           A v[V], b[V];
-          load<V>(xr + h * w, j, w, v);
+          load_keep<V>(xr + h * w, j, w, stash, h * w + j, v);
           load<V>(n.beta + h * w, j, w, b);
 #pragma unroll
           for (int k = 0; k < V; ++k) {
@@ -101,16 +128,18 @@ __global__ void __launch_bounds__(kMaxThreads)
       }
     }
     ss = group_sum(ss, scratch);
-    __syncthreads();  // s_row written by thread 0 is seen by the whole group
+    if (sliced) ss = slices_sum(ss, slot);  // in slice order
+    __syncthreads();  // s_row written by thread 0 of each slice is seen by the whole block
     if (on) {
       const A r = inverse_sqrt_or_nan<D>(ss / A(x.cols) + eps);
-      if (threadIdx.x == 0 && rstd_out) st(rstd_out + i, r);
+      if (threadIdx.x == 0 && threadIdx.y == slot_of_row && rstd_out) st(rstd_out + i, r);
       DevPtr<D> yr = y.data + i * y.stride;
-      for (int h = 0; h < n.heads; ++h) {
+      // back to front: the slice's last head first, each from its last column
+      for (int h = h0 + (n.heads - 1 - h0) / dh * dh; h >= h0; h -= dh) {
         const A s = ld(s_row + h);
-        for (i64 j = first_col<V>(); j < w; j += col_step<V>()) {
+        for (i64 j = last_col<V>(w); j >= 0; j -= col_step<V>()) {
           A v[V], a[V], out[V];
-          load<V>(xr + h * w, j, w, v);
+          load_kept<V>(xr + h * w, j, w, stash, h * w + j, v);
           load_alpha<V>(n, h, j, w, a);
           if constexpr (kAda) {
             A gc[V], ec[V];
@@ -140,20 +169,6 @@ __global__ void __launch_bounds__(kMaxThreads)
 inline constexpr int kAdaMaxThreads = 512;
 template <bool kAda>
 inline constexpr int kBackwardThreads = kAda ? kAdaMaxThreads : kMaxThreads;
-
-// v summed over the block's slices (each slice's group_sum'd value), in
-// slice order, so every thread gets the same bits; `slot` holds blockDim.y
-// values of shared memory. Every thread of the block must call it.
-template <class A>
-__device__ A slices_sum(A v, DevPtr<A> slot) {
-  if (blockDim.y == 1) return v;
-  if (threadIdx.x == 0) st(slot + threadIdx.y, v);
-  __syncthreads();
-  A s = ld(slot);
-  for (unsigned y = 1; y < blockDim.y; ++y) s += ld(slot + y);
-  __syncthreads();  // slot may be written again by the next call
-  return s;
-}
 
 // Partial row layout: [dbeta: D][dgamma: D][dalpha: D (vector) | 1 (scalar) | 0].
 template <class D, int V, bool kAda>
@@ -336,12 +351,21 @@ void run_forward(const char* where, const Params<T>& p, const Config& c, const C
       cond ? width_for(where, p, c, w, {x.data, y.data, cond->gamma_c.data, cond->eta_c.data},
                        {x.stride, y.stride, cond->gamma_c.stride, cond->eta_c.stride})
            : width_for(where, p, c, w, {x.data, y.data}, {x.stride, y.stride});
-  const Geometry g = forward_geometry(x.rows, w, V, grid_limit(where));
-  const std::size_t smem = sizeof(Acc<T>) * c.heads * g.rows_per_block;
+  // one head: rows_per_block rows a block; more: a row a block, its heads in slices
+  const Geometry g = c.heads == 1
+                         ? forward_geometry(x.rows, w, V, grid_limit(where))
+                         : head_forward_geometry(x.rows, x.cols, c.heads, V, grid_limit(where));
+  const int rows_per_block = c.heads == 1 ? g.rows_per_block : 1;
+  const std::size_t own = sizeof(Acc<T>) * (std::size_t(c.heads) * rows_per_block +
+                                            (c.heads == 1 ? 0 : g.rows_per_block));
+  const i64 stash =
+      stash_columns(x.cols, sizeof(T), V, rows_per_block, own, opt_in_shared_bytes(where));
+  const std::size_t smem = static_cast<std::size_t>(stash_bytes(stash, sizeof(T))) + own;
   with_vector_width<T>(V, [&](auto vc) {
-    launch<forward_kernel<Dev<T>, vc(), kAda>>(g.blocks, dim3(g.group, g.rows_per_block), smem,
-                                               stream, net(p, c, cond), dev(x), dev(y),
-                                               Acc<T>(c.eps), rstd, z);
+    constexpr auto kernel = forward_kernel<Dev<T>, vc(), kAda>;
+    allow_dynamic_shared(where, kernel, smem);
+    launch<kernel>(g.blocks, dim3(g.group, g.rows_per_block), smem, stream, net(p, c, cond), dev(x),
+                   dev(y), Acc<T>(c.eps), stash, rstd, z);
   });
   check_launch(where);
 }

@@ -252,6 +252,52 @@ __device__ inline i64 col_step() {
   return i64(blockDim.x) * V;
 }
 
+// The last column this thread handles in a row of width w (its columns are
+// first_col, first_col + col_step, ...), or -1 where it has none: where a
+// pass walks its columns back to front.
+template <int V>
+__device__ inline i64 last_col(i64 w) {
+  const i64 j = first_col<V>();
+  return j < w ? j + (w - 1 - j) / col_step<V>() * col_step<V>() : -1;
+}
+
+// The first `cols` entries of a row segment that a forward reads more than
+// once, kept in shared memory (in the storage type) by the pass that reads
+// them first, for the passes after it (launch.hpp's stash_columns). The
+// entry at c is kept at keep[c], and each thread keeps and reads back only
+// the entries it loads itself, so no barrier orders the two. cols is a
+// multiple of V: an access of V entries is kept whole or not at all.
+template <class D>
+struct RowStash {
+  DevPtr<D> keep;
+  i64 cols;  // 0: nothing kept
+};
+
+// The bytes a stash of `cols` entries of `entry_bytes` takes, rounded up to
+// 16: where a kernel's other dynamic shared memory starts after it.
+__host__ __device__ inline i64 stash_bytes(i64 cols, i64 entry_bytes) {
+  return (cols * entry_bytes + 15) / 16 * 16;
+}
+
+// load<V>(p, j, w, out) that also keeps the entries in the stash, at c, where
+// they fall in it (narrow<D>(widen(v)) is v: the stash holds x's own bits).
+template <int V, class D>
+__device__ inline void load_keep(DevPtr<const D> p, i64 j, i64 w, const RowStash<D>& s, i64 c,
+                                 AccT<D> (&out)[V] SCALEREF_SITE) {
+  load<V>(p, j, w, out SCALEREF_AT);
+  if (c < s.cols) store<V>(s.keep, c, s.cols, out SCALEREF_AT);
+}
+
+// load<V>(p, j, w, out) from the stash where load_keep kept the entries.
+template <int V, class D>
+__device__ inline void load_kept(DevPtr<const D> p, i64 j, i64 w, const RowStash<D>& s, i64 c,
+                                 AccT<D> (&out)[V] SCALEREF_SITE) {
+  if (c < s.cols)
+    load<V>(DevPtr<const D>(s.keep), c, s.cols, out SCALEREF_AT);
+  else
+    load<V>(p, j, w, out SCALEREF_AT);
+}
+
 // The device view of a host view (bf16 -> __nv_bfloat16; the same bits).
 // A launch converts it to the kernel's DevRows (kernel.hpp).
 template <class T>

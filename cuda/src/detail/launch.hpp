@@ -166,6 +166,30 @@ inline Geometry forward_geometry(i64 rows, i64 width, int V, i64 max_blocks = kM
   return {g, r, static_cast<unsigned>(blocks)};
 }
 
+// Forward passes read a row segment (a row, or a head of RMSNorm's) two or
+// three times. Where one block holds one segment of at least kStashRowBytes
+// (1024-thread groups: forward_geometry), the first pass keeps the segment's
+// first stash_columns entries in shared memory (device.cuh's RowStash), as
+// many as fit in what one block may opt in to beside its `extra` dynamic
+// bytes, and the pass that writes the output walks the segment back to
+// front: the rest is read again in the reverse order of its last reading, so
+// that what was read last is read again first, from L2. (The speed model
+// counted the second pass over 256 KiB fp32 rows and 128-512 KiB fp64 rows
+// again in DRAM, 1.28-2.06x the minimum bytes: cuda/results/model/.)
+// Neither changes a bit: the later passes read the same entries, a pass
+// that sums (LayerNorm's variance) keeps its front-to-back order, and the
+// output's entries are each their own. The cost: one such block per SM.
+inline constexpr std::size_t kStashRowBytes = 64 * 1024;
+
+inline i64 stash_columns(i64 segment, std::size_t entry_bytes, int V, int rows_per_block,
+                         std::size_t extra, std::size_t opt_in) {
+  if (rows_per_block != 1 || static_cast<std::size_t>(segment) * entry_bytes < kStashRowBytes)
+    return 0;
+  const std::size_t used = kStaticSharedBytes + extra;
+  const i64 room = opt_in > used ? static_cast<i64>((opt_in - used) / entry_bytes) : 0;
+  return std::min(segment, room) / V * V;
+}
+
 // Backward passes: one row per block at a time, and a block count fixed by
 // the row count alone: each block sums its rows' parameter gradients into
 // its own partial row, the second pass adds the partial rows in order.
@@ -191,6 +215,18 @@ inline int head_slices(int heads, int group, int row_group) {
   int slices = std::max(1, std::min(heads, row_group / group));
   while (heads % slices != 0) --slices;
   return slices;
+}
+
+// SeeDNorm's forward with more than one head: one row per block, its heads
+// split over head_slices (above) slices of a group sized by the head;
+// rows_per_block is the slice count here. (Head-sized groups of 8 rows a
+// block kept 8 rows of every 256-thread block in flight between a row's two
+// passes: 1.51-1.59x the minimum bytes in the speed model at every width.)
+inline Geometry head_forward_geometry(i64 rows, i64 cols, int heads, int V,
+                                      i64 max_blocks = kMaxBlocks) {
+  const int g = group_size(cols / heads, V);
+  const i64 blocks = std::min({rows, kMaxBlocks, max_blocks});
+  return {g, head_slices(heads, g, group_size(cols, V)), static_cast<unsigned>(blocks)};
 }
 
 }  // namespace scaleref::cuda::detail
