@@ -20,6 +20,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <cstring>
 #include <scaleref/cuda/kernel.hpp>
 #include <scaleref/cuda/types.hpp>
 #include <scaleref/error.hpp>
@@ -123,6 +124,11 @@ __device__ inline AccT<D> inverse_sqrt_or_nan(AccT<D> t) {
   return t >= Limits<A>::smallest && t <= Limits<A>::largest ? A(1) / sqrt(t) : Limits<A>::nan();
 }
 
+// 16 bytes as one scalar: a store of it is one 128-bit st (store, below).
+// unsigned __int128 is an extension of GCC's and nvcc's; __extension__ keeps
+// -Wpedantic quiet.
+__extension__ typedef unsigned __int128 Bits128;
+
 // V consecutive entries, aligned so one access moves all of them.
 template <class D, int V>
 struct alignas(sizeof(D) * V) Pack {
@@ -156,14 +162,34 @@ __device__ inline void load_or(DevPtr<const D> p, i64 j, i64 w, AccT<D> absent,
   }
 }
 
+// A 16-byte Pack is stored as one Bits128, which nvcc stores in one 128-bit
+// st: stored as the Pack itself (or as a uint4, a struct too), it was split
+// into 2-8 stores in some kernels (SeeDNorm's dx, and a forward whose writing
+// pass walks a row back to front: scripts/cuda_ptx.py), while the same
+// kernels' loads stayed 128-bit.
 template <int V, class D>
 __device__ inline void store(DevPtr<D> p, i64 j, i64 w, const AccT<D> (&in)[V] SCALEREF_SITE) {
   if (j + V <= w) {
     Pack<D, V> pk;
 #pragma unroll
     for (int v = 0; v < V; ++v) pk.v[v] = narrow<D>(in[v]);
-    const DevPtr<Pack<D, V>> q = ptr_cast<Pack<D, V>*>(p + j);
-    st(q, pk SCALEREF_AT);
+    if constexpr (sizeof(Pack<D, V>) == sizeof(Bits128)) {
+      using Bits =
+          std::conditional_t<sizeof(D) == 2, std::uint16_t,
+                             std::conditional_t<sizeof(D) == 4, std::uint32_t, std::uint64_t>>;
+      Bits128 words = 0;  // entry v at bytes v sizeof(D) (both ends are little-endian)
+#pragma unroll
+      for (int v = 0; v < V; ++v) {
+        Bits b;
+        memcpy(&b, &pk.v[v], sizeof b);
+        words |= static_cast<Bits128>(b) << (8 * sizeof(D) * v);
+      }
+      const DevPtr<Bits128> q = ptr_cast<Bits128*>(p + j);
+      st(q, words SCALEREF_AT);
+    } else {
+      const DevPtr<Pack<D, V>> q = ptr_cast<Pack<D, V>*>(p + j);
+      st(q, pk SCALEREF_AT);
+    }
   } else {
 #pragma unroll
     for (int v = 0; v < V; ++v)
