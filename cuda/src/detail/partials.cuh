@@ -173,8 +173,11 @@ __device__ inline AccT<D> block_order_sum(DevPtr<const AccT<D>> partials, i64 fr
 }
 
 // sum_partials's blocks: kSumThreads threads, 32 lanes x `runs` runs x
-// kSumThreads / (32 runs) groups of partial rows.
+// kSumThreads / (32 runs) groups of partial rows; kSumThreadsFewTiles (16
+// groups) where runs = 1 and there are fewer than kSumFewTiles tiles.
 inline constexpr int kSumThreads = 256;
+inline constexpr int kSumThreadsFewTiles = 512;
+inline constexpr i64 kSumFewTiles = 2 * kFillBlocks;
 
 // The tiles sum_partials shares out. In each segment, each chunk of
 // group x V columns holds V runs of `lanes` slots (SumLayout); a segment's
@@ -215,19 +218,25 @@ struct SumTiles {
 // go out side by side through shared memory padded to an odd stride (at
 // most 2-way bank conflicts). Then block 0 takes the entries past the
 // segments (scalar parameters), a thread each, in block order.
-// (kSumThreads, 1): under (kSumThreads) alone ptxas held the bf16
+// With runs = 1 and fewer than kSumFewTiles tiles (RMSNorm's 512 x 4096
+// partials: 128), a block has 512 threads and G = 16: with 256, those 128
+// blocks left 8 warps an SM, too few to cover DRAM latency (the speed
+// model's latency criterion). The tile count is fixed by the shape, so the
+// order still is.
+// (kSumThreadsFewTiles, 1): under (kSumThreads) alone ptxas held the bf16
 // instantiation to 64 registers and spilled 4 bytes; it takes 93-118 (the
-// row loop's loads unrolled), which leaves 2 blocks per SM.
+// row loop's loads unrolled), which leaves 2 blocks of 256 threads per SM
+// or one of 512.
 template <class D>
-__global__ void __launch_bounds__(kSumThreads, 1)
+__global__ void __launch_bounds__(kSumThreadsFewTiles, 1)
     sum_partials(DevPtr<const AccT<D>> partials, i64 blocks, i64 count, Outputs<D> outs,
                  SumLayout l, int runs) {
   using A = AccT<D>;
-  // G groups x 32 lanes x (runs | 1): at most 4 x 32 x 3 (runs = 2)
-  SCALEREF_SHARED(A, sums, 384);
+  // G groups x 32 lanes x (runs | 1): at most 16 x 32 (runs = 1, 512 threads)
+  SCALEREF_SHARED(A, sums, kSumThreadsFewTiles);
   const i64 stride = partial_stride<A>(count);
   const SumTiles t(l, runs);
-  const i64 groups = kSumThreads / (32 * runs), pad = runs | 1;
+  const i64 groups = i64(blockDim.x) / (32 * runs), pad = runs | 1;
   const i64 x = threadIdx.x % 32, kr = threadIdx.x / 32 % runs, y = threadIdx.x / (32 * runs);
   const i64 from = y * blocks / groups, to = (y + 1) * blocks / groups;
   const i64 per_full = t.per_full(l), per_segment = t.per_segment(l);
@@ -265,8 +274,9 @@ void launch_sum_partials(const AccT<D>* partials, i64 blocks, i64 count, const O
   const i64 tiles = layout.segments * SumTiles(layout, runs).per_segment(layout);
   const i64 grid =
       std::min({std::max<i64>(tiles, 1), kMaxBlocks, grid_limit("cuda::sum_partials")});
-  launch<sum_partials<D>>(static_cast<unsigned>(grid), kSumThreads, 0, stream, partials, blocks,
-                          count, outs, layout, runs);
+  const int threads = runs == 1 && tiles < kSumFewTiles ? kSumThreadsFewTiles : kSumThreads;
+  launch<sum_partials<D>>(static_cast<unsigned>(grid), threads, 0, stream, partials, blocks, count,
+                          outs, layout, runs);
   check_launch("cuda::sum_partials");
 }
 
