@@ -233,7 +233,8 @@ TEST_F(CudaKernels, RmsNormInDoubleMatchesTheReference) {
 // y at column c must then have y's bits at c - 1000. An entry kept at one
 // column and read back at another, or a tail read from the wrong place,
 // breaks that. Rows of 65536 (fp32 and fp64: kept in part, the rest read
-// again from global memory; bf16: kept whole) and 16384 (fp64: kept whole).
+// again from global memory; bf16: kept whole), 16384 (fp64) and 4096 (fp32:
+// the narrowest kept, 16 KiB).
 template <class T>
 void expect_periodic_outputs(std::int64_t n, std::int64_t d) {
   constexpr std::int64_t period = 1000;
@@ -287,6 +288,7 @@ TEST_F(CudaKernels, ForwardOutputsKeepTheirBitsWhereWideRowsAreKeptInSharedMemor
   expect_periodic_outputs<double>(2, 65536);
   expect_periodic_outputs<cuda::bf16>(2, 65536);
   expect_periodic_outputs<double>(3, 16384);
+  expect_periodic_outputs<float>(5, 4096);  // 16 KiB rows: kept whole
 }
 
 TEST_F(CudaKernels, SeedNormBackwardReplaysBitForBit) {

@@ -161,10 +161,12 @@ TEST(CudaLaunch, SumsNeverAskForMoreSharedMemoryThanTheDeviceGives) {
 
 TEST(CudaLaunch, WideRowsKeepWhatFitsOfThemInSharedMemory) {
   const std::size_t room = kHopperOptIn - detail::kStaticSharedBytes;
-  // below 64 KiB a row is read again from L2: nothing kept
-  EXPECT_EQ(detail::stash_columns(16383, 4, 4, 1, 0, kHopperOptIn), 0);
-  EXPECT_EQ(detail::stash_columns(16384, 2, 8, 1, 0, kHopperOptIn), 0);
-  // 64 KiB and more: the whole row where it fits, else what fits, in whole vectors
+  // below 16 KiB a row is read again from L1/L2: nothing kept
+  EXPECT_EQ(detail::stash_columns(4095, 4, 4, 1, 0, kHopperOptIn), 0);
+  EXPECT_EQ(detail::stash_columns(4096, 2, 8, 1, 0, kHopperOptIn), 0);
+  // 16 KiB and more: the whole row where it fits, else what fits, in whole vectors
+  EXPECT_EQ(detail::stash_columns(4096, 4, 4, 1, 0, kHopperOptIn), 4096);
+  EXPECT_EQ(detail::stash_columns(4096, 8, 2, 1, 0, kHopperOptIn), 4096);
   EXPECT_EQ(detail::stash_columns(16384, 4, 4, 1, 0, kHopperOptIn), 16384);
   EXPECT_EQ(detail::stash_columns(16384, 8, 2, 1, 0, kHopperOptIn), 16384);
   EXPECT_EQ(detail::stash_columns(65536, 2, 8, 1, 0, kHopperOptIn), 65536);

@@ -168,7 +168,7 @@ inline Geometry forward_geometry(i64 rows, i64 width, int V, i64 max_blocks = kM
 
 // Forward passes read a row segment (a row, or a head of RMSNorm's) two or
 // three times. Where one block holds one segment of at least kStashRowBytes
-// (1024-thread groups: forward_geometry), the first pass keeps the segment's
+// (groups of 256 threads and more: forward_geometry), the first pass keeps the segment's
 // first stash_columns entries in shared memory (device.cuh's RowStash), as
 // many as fit in what one block may opt in to beside its `extra` dynamic
 // bytes, and the pass that writes the output walks the segment back to
@@ -178,8 +178,14 @@ inline Geometry forward_geometry(i64 rows, i64 width, int V, i64 max_blocks = kM
 // again in DRAM, 1.28-2.06x the minimum bytes: cuda/results/model/.)
 // Neither changes a bit: the later passes read the same entries, a pass
 // that sums (LayerNorm's variance) keeps its front-to-back order, and the
-// output's entries are each their own. The cost: one such block per SM.
-inline constexpr std::size_t kStashRowBytes = 64 * 1024;
+// output's entries are each their own. The cost: none in residency up to
+// rows of 64 KiB (16 KiB rows: 8 blocks of 256 threads an SM by the thread
+// limit, 9 by shared memory; 64 KiB: 2 of 1024, 3), one block per SM beyond.
+// From 16 KiB, not 64: with a 64 KiB threshold, a change that took
+// SeeDNorm's fp64 forward from 37 registers to 32 (4 blocks an SM, not 3)
+// put its second pass over 32 KiB rows back in DRAM in the model (1.09x the
+// minimum bytes to 1.22x at 4096 x 4096).
+inline constexpr std::size_t kStashRowBytes = 16 * 1024;
 
 inline i64 stash_columns(i64 segment, std::size_t entry_bytes, int V, int rows_per_block,
                          std::size_t extra, std::size_t opt_in) {
