@@ -182,6 +182,15 @@ TEST(CudaLaunch, WideRowsKeepWhatFitsOfThemInSharedMemory) {
         EXPECT_LE(kept, d);
         EXPECT_LE(detail::kStaticSharedBytes + extra + std::size_t(kept) * 4, kHopperOptIn);
       }
+  // the stash's bytes rounded up to 16, then the kernel's own (SeeDNorm's
+  // fp64 forward with one head: 8 bytes), within what the device gives; the
+  // first version, which did not count the rounding, asked for 8 too many
+  for (std::size_t extra : {8, 24, 40})
+    for (int v : {1, 2}) {
+      const i64 kept = detail::stash_columns(65536, 8, v, 1, extra, kHopperOptIn);
+      const std::size_t stash = (std::size_t(kept) * 8 + 15) / 16 * 16;
+      EXPECT_LE(detail::kStaticSharedBytes + stash + extra, kHopperOptIn) << extra << " " << v;
+    }
   EXPECT_EQ(detail::stash_columns(65536, 4, 4, 1, 0, kNoOptIn),
             i64((kNoOptIn - detail::kStaticSharedBytes) / 4));
   EXPECT_EQ(detail::stash_columns(65536, 4, 4, 1, kNoOptIn, kNoOptIn), 0);

@@ -5,7 +5,11 @@
 // forward, per row: pass 1 walks the row head by head and sums x^2 and each
 //   head's x_h . beta_h from the same loads (the fused statistics); a
 //   head's sum is group_sum'd at the end of its head, sum x^2 at the end of
-//   the row; sigma(z_h) goes to shared memory for pass 2, which writes y.
+//   the row (with more than one head: a row a block, its heads split over
+//   blockDim.y slices, whose sums of x^2 are added in slice order);
+//   sigma(z_h) goes to shared memory for pass 2, which writes y back to
+//   front, a wide row's first columns from shared memory (launch.hpp's
+//   stash_columns).
 // backward, per row: pass 1 sums ds_h per head and sum g x_hat over the row;
 //   dz_h = sigma'(z_h) ds_h goes to shared memory; pass 2 writes dx (and
 //   AdaSeeDNorm's d gamma(c), d eta(c)) and adds dbeta, dgamma, dalpha into

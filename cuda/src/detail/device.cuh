@@ -306,7 +306,8 @@ __host__ __device__ inline i64 stash_bytes(i64 cols, i64 entry_bytes) {
 }
 
 // load<V>(p, j, w, out) that also keeps the entries in the stash, at c, where
-// they fall in it (narrow<D>(widen(v)) is v: the stash holds x's own bits).
+// they fall in it (narrow<D>(widen(v)) is v for every number, so the later
+// passes read x's own values; a bf16 NaN may come back with another payload).
 template <int V, class D>
 __device__ inline void load_keep(DevPtr<const D> p, i64 j, i64 w, const RowStash<D>& s, i64 c,
                                  AccT<D> (&out)[V] SCALEREF_SITE) {

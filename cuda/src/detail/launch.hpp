@@ -191,8 +191,10 @@ inline i64 stash_columns(i64 segment, std::size_t entry_bytes, int V, int rows_p
                          std::size_t extra, std::size_t opt_in) {
   if (rows_per_block != 1 || static_cast<std::size_t>(segment) * entry_bytes < kStashRowBytes)
     return 0;
+  // the stash takes its bytes rounded up to 16 (device.cuh's stash_bytes)
+  // before the `extra` bytes: what it may use is rounded down to 16 first
   const std::size_t used = kStaticSharedBytes + extra;
-  const i64 room = opt_in > used ? static_cast<i64>((opt_in - used) / entry_bytes) : 0;
+  const i64 room = opt_in > used ? static_cast<i64>((opt_in - used) / 16 * 16 / entry_bytes) : 0;
   return std::min(segment, room) / V * V;
 }
 

@@ -208,8 +208,9 @@ struct SumTiles {
 // (group y of G: rows [y B / G, (y + 1) B / G), in order), and the G group
 // sums of each slot are added in order: an order fixed by B and `runs`, so
 // the same bits on every run. Which `runs` (launch_sum_partials): with
-// B >= kFillBlocks partial rows, runs = 1 and G = 8: a block per 32 slots
-// (128 blocks for RMSNorm's 512 x 4096 partials, where a block per 32 V
+// B >= kFillBlocks partial rows, runs = 1 and G = 8 (16, below, where the
+// tiles are few): a block per 32 slots (128 blocks for RMSNorm's 512 x 4096
+// partials, where a block per 32 V
 // columns with one thread per slot had 16 and took 54 us on the H100, 5% of
 // a copy's bandwidth), each lane writing its slot's column, V entries apart:
 // one uncoalesced store per column against B loads. With fewer partial rows
