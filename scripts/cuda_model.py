@@ -189,9 +189,7 @@ def run_traffic(build, shapes, dtypes, sample):
 
 
 def ptxas_resources(build):
-    with open(os.path.join(build, "compile_commands.json")) as f:
-        entries = [e for e in json.load(f) if e["file"].endswith(".cu") and "/cuda/src/" in e["file"]
-                   and "nvcc" in e["command"].split()[0]]
+    entries = cuda_resources.nvcc_commands(build)
     if not entries:
         sys.exit(f"cuda_model: no nvcc compile commands in {build} (nvcc not found at configure?)")
     out = {}

@@ -25,7 +25,6 @@ is any, 2 when nothing could be compiled. --list prints every checked
 entry with its vector accesses.
 """
 import argparse
-import json
 import os
 import re
 import shlex
@@ -35,19 +34,19 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cuda_resources  # noqa: E402
 ENTRY = re.compile(r"^(?:\.(?:visible|weak)\s+)?\.entry\s+(\S+)\(", re.M)
 STORE = re.compile(r"\bst\.global(?:\.v(\d))?\.([a-z]+)(\d+)\s+\[(%\w+)(?:\+(-?\d+))?\]")
 LOAD = re.compile(r"\bld\.global(?:\.nc)?(?:\.v(\d))?\.([a-z]+)(\d+)\s+(?:\{[^}]*\}|%\w+)\s*,\s*"
                   r"\[(%\w+)(?:\+(-?\d+))?\]")
 LOCAL = re.compile(r"\b(?:ld|st)\.local\b")
 BLOCK_END = re.compile(r"^\s*(?:@%\w+\s+)?(?:bra|ret|exit)\b|^\$L\w+:|^\s*bar\.")
-STORAGE = {"double": 8, "float": 4, "__nv_bfloat16": 2}
+STORAGE = {"double": 8, "float": 4, "bf16": 2}
 
 
 def compile_commands(build, files):
-    with open(os.path.join(build, "compile_commands.json")) as f:
-        entries = [e for e in json.load(f) if e["file"].endswith(".cu") and "/cuda/src/" in
-                   e["file"] and "nvcc" in os.path.basename(e["command"].split()[0])]
+    entries = cuda_resources.nvcc_commands(build)
     if files:
         entries = [e for e in entries if os.path.basename(e["file"])[:-3] in files]
     return entries
@@ -74,20 +73,10 @@ def entries(ptx):
         yield m.group(1), ptx[m.start():end]
 
 
-def demangled(names):
-    out = subprocess.run(["c++filt"], input="\n".join(names), capture_output=True,
-                         text=True).stdout.splitlines()
-    clean = []
-    for d in out:
-        d = d.replace("scaleref::cuda::", "").replace("(anonymous namespace)::", "")
-        clean.append(re.sub(r"^void ", "", re.sub(r"\(.*\)$", "", d)))
-    return clean
-
-
 def vector_width_of(name):
     """(storage type, V) when the kernel's template arguments are <D, V, ...>
     with V its 16-byte width, else None."""
-    m = re.search(r"<(double|float|__nv_bfloat16), (\d+)", name)
+    m = re.search(r"<(double|float|bf16), ?(\d+)", name)
     if not m:
         return None
     d, v = m.group(1), int(m.group(2))
@@ -172,7 +161,8 @@ def main():
     findings, vectored, total = [], 0, 0
     for ptx in ptxs:
         got = list(entries(ptx))
-        for name, (_, body) in zip(demangled([m for m, _ in got]), got):
+        for mangled, body in got:
+            name = cuda_resources.readable(mangled)
             total += 1
             out, vw, loads, stores = check(name, body)
             vectored += bool(vw)

@@ -53,6 +53,14 @@ def kernels(log):
             name = None
 
 
+def nvcc_commands(build):
+    """compile_commands.json's nvcc commands of cuda/src/*.cu in `build` (not the
+    emulator's C++ copies of the same sources)."""
+    with open(os.path.join(build, "compile_commands.json")) as f:
+        return [e for e in json.load(f) if e["file"].endswith(".cu") and "/cuda/src/" in e["file"]
+                and "nvcc" in os.path.basename(shlex.split(e["command"])[0])]
+
+
 def readable(mangled):
     text = subprocess.run(["c++filt", mangled], capture_output=True, text=True).stdout.strip()
     text = text.replace("scaleref::cuda::", "").replace("(anonymous namespace)::", "")
@@ -64,9 +72,7 @@ def main():
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     show_all = "--all" in sys.argv[1:]
     build = args[0] if args else "build-cuda"
-    with open(os.path.join(build, "compile_commands.json")) as f:
-        entries = [e for e in json.load(f) if e["file"].endswith(".cu") and "/cuda/src/" in e["file"]
-                   and "nvcc" in shlex.split(e["command"])[0]]  # not the emulator's C++ copies
+    entries = nvcc_commands(build)
     if not entries:
         sys.exit(f"cuda_resources: no cuda/src/*.cu in {build}/compile_commands.json "
                  "(configure with -DSCALEREF_CUDA=ON)")

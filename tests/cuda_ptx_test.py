@@ -50,9 +50,12 @@ template __global__ void spills<float, 4>(const float4*, float4*, int);
 
 
 def findings_of(ptx):
-    got = list(cuda_ptx.entries(ptx))
-    return {name.split("<")[0]: cuda_ptx.check(name, body)[0]
-            for name, (_, body) in zip(cuda_ptx.demangled([m for m, _ in got]), got)}
+    """Each planted kernel's findings, by its bare name."""
+    found = {}
+    for mangled, body in cuda_ptx.entries(ptx):
+        name = cuda_ptx.cuda_resources.readable(mangled)
+        found[name.split("<")[0].split()[-1]] = cuda_ptx.check(name, body)[0]
+    return found
 
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="no nvcc")

@@ -102,9 +102,9 @@ __global__ void __launch_bounds__(kMaxThreads)
   const bool sliced = n.heads > 1;
   const unsigned per_block = sliced ? 1u : blockDim.y;  // rows
   const unsigned slot_of_row = sliced ? 0u : threadIdx.y;
-  DevPtr<A> s_row = ptr_cast<A*>(dynamic_shared + stash_bytes(stash_cols, sizeof(D))) +
-                    i64(slot_of_row) * n.heads;                                    // sigma(z_h)
-  DevPtr<A> slot = s_row - i64(slot_of_row) * n.heads + i64(per_block) * n.heads;  // slices_sum's
+  const DevPtr<A> stats = ptr_cast<A*>(dynamic_shared + stash_bytes(stash_cols, sizeof(D)));
+  DevPtr<A> s_row = stats + i64(slot_of_row) * n.heads;  // sigma(z_h) of this thread's row
+  DevPtr<A> slot = stats + i64(per_block) * n.heads;     // slices_sum's
   const int h0 = sliced ? int(threadIdx.y) : 0, dh = sliced ? int(blockDim.y) : 1;
   const i64 w = x.cols / n.heads;
   for (i64 base = i64(blockIdx.x) * per_block; base < x.rows; base += i64(gridDim.x) * per_block) {
