@@ -18,6 +18,10 @@
 
 #include "error_support.hpp"
 
+#if defined(SCALEREF_CUDA_EMU)
+#include <scaleref/emu/launch.hpp>
+#endif
+
 namespace {
 
 using namespace scaleref;
@@ -226,6 +230,35 @@ TEST_F(CudaKernels, RmsNormInDoubleMatchesTheReference) {
     ASSERT_NEAR(hdg[j], G.dgamma(0, j), 53 * u * G.dgamma.cwiseAbs().maxCoeff());
 }
 
+// The periodic tests below: values that repeat every kPeriod columns, which
+// no thread's stride or vector width divides, and the check that an output
+// row does too within each head (the bits at c those at c - kPeriod).
+constexpr std::int64_t kPeriod = 1000;
+
+template <class T>
+std::vector<T> repeating(std::int64_t rows, std::int64_t d, int salt, double lo, double hi) {
+  std::vector<T> v(rows * d);
+  for (std::int64_t i = 0; i < rows; ++i)
+    for (std::int64_t j = 0; j < d; ++j) {
+      const double u = 0.5 + 0.5 * std::sin(0.731 * (j % kPeriod) + 3.1 * i + salt);
+      v[i * d + j] = cuda::from_double<T>(lo + (hi - lo) * u);
+    }
+  return v;
+}
+
+template <class T>
+void expect_periodic(const std::vector<T>& h, std::int64_t d, int heads, const std::string& what) {
+  const std::int64_t rows = static_cast<std::int64_t>(h.size()) / d, w = d / heads;
+  std::int64_t bad = 0, first = -1;
+  for (std::int64_t i = 0; i < rows; ++i)
+    for (std::int64_t c = 0; c < d; ++c)
+      if (c % w >= kPeriod && std::memcmp(&h[i * d + c], &h[i * d + c - kPeriod], sizeof(T)) != 0 &&
+          bad++ == 0)
+        first = i * d + c;
+  EXPECT_EQ(bad, 0) << what << " (" << heads << " heads) " << sizeof(T) << "-byte " << rows << "x"
+                    << d << ": first at row " << first / d << ", column " << first % d;
+}
+
 // A forward's later passes read a wide row's first entries back from shared
 // memory and walk the row back to front (cuda/src/detail/launch.hpp,
 // stash_columns). x and every parameter vector repeat with a period of 1000
@@ -237,37 +270,16 @@ TEST_F(CudaKernels, RmsNormInDoubleMatchesTheReference) {
 // the narrowest kept, 16 KiB).
 template <class T>
 void expect_periodic_outputs(std::int64_t n, std::int64_t d) {
-  constexpr std::int64_t period = 1000;
-  const auto repeating = [&](int salt, double lo, double hi) {
-    std::vector<T> v(n * d);
-    for (std::int64_t i = 0; i < n; ++i)
-      for (std::int64_t j = 0; j < d; ++j) {
-        const double u = 0.5 + 0.5 * std::sin(0.731 * (j % period) + 3.1 * i + salt);
-        v[i * d + j] = cuda::from_double<T>(lo + (hi - lo) * u);
-      }
-    return v;
-  };
   const auto param = [&](int salt, double lo, double hi) {
-    std::vector<T> v = repeating(salt, lo, hi);
-    v.resize(d);
-    return cuda::DeviceBuffer<T>(v);
+    return cuda::DeviceBuffer<T>(repeating<T>(1, d, salt, lo, hi));
   };
-  cuda::DeviceBuffer<T> x(repeating(1, -2, 2)), y(std::vector<T>(n * d));
+  cuda::DeviceBuffer<T> x(repeating<T>(n, d, 1, -2, 2)), y(std::vector<T>(n * d));
   const cuda::DeviceBuffer<T> gamma = param(2, 0.5, 1.5), beta = param(3, -0.5, 0.5),
                               alpha = param(4, 0.5, 1.5);
   const Rows<const T> xv{x.data(), n, d, d};
   const Rows<T> yv{y.data(), n, d, d};
   const auto check = [&](const std::string& what, int heads) {
-    const std::vector<T> h = y.download();
-    const std::int64_t w = d / heads;
-    std::int64_t bad = 0, first = -1;
-    for (std::int64_t i = 0; i < n; ++i)
-      for (std::int64_t c = 0; c < d; ++c)
-        if (c % w >= period && std::memcmp(&h[i * d + c], &h[i * d + c - period], sizeof(T)) != 0 &&
-            bad++ == 0)
-          first = i * d + c;
-    EXPECT_EQ(bad, 0) << what << " (" << heads << " heads) " << sizeof(T) << "-byte " << n << "x"
-                      << d << ": first at row " << first / d << ", column " << first % d;
+    expect_periodic(y.download(), d, heads, what);
   };
   for (int heads : {1, 2}) {
     cuda::rmsnorm::forward<T>({gamma.data()}, {1e-6, heads}, xv, yv, nullptr);
@@ -289,6 +301,127 @@ TEST_F(CudaKernels, ForwardOutputsKeepTheirBitsWhereWideRowsAreKeptInSharedMemor
   expect_periodic_outputs<cuda::bf16>(2, 65536);
   expect_periodic_outputs<double>(3, 16384);
   expect_periodic_outputs<float>(5, 4096);  // 16 KiB rows: kept whole
+}
+
+// A backward keeps its running parameter-gradient sums in shared memory as
+// far as they fit, the rest in its partial row in global memory
+// (cuda/src/detail/partials.cuh, PartialPlan). x, dy and every parameter
+// vector repeat every 1000 columns, as above: within a head, dx and every
+// parameter gradient at column c must then have the bits at c - 1000,
+// wherever each of the two sums lived. A sum zeroed, added to or copied out
+// at the wrong place breaks that (or the emulator's memcheck and initcheck
+// catch it). Rows of 65536 fp32 and 16384 fp64 split the sums on Hopper's
+// 227 KiB: 56063 fp32 or 28031 fp64 sums on chip, of 65536 (RMSNorm),
+// 131072 (LayerNorm, DyT), 196608 (SeeDNorm) or 32768, 32768, 49152; the
+// emulator's grid limit of 2 gives each block 2-3 rows to add. Each backward
+// also runs with its second pass back to front (below), which must change
+// no bit either.
+template <class T>
+void expect_periodic_gradients(std::int64_t n, std::int64_t d) {
+#if defined(SCALEREF_CUDA_EMU)
+  struct GridLimit {
+    unsigned saved = emu::options().max_grid_x;
+    GridLimit() { emu::options().max_grid_x = 2; }
+    ~GridLimit() { emu::options().max_grid_x = saved; }
+  } limit;
+#endif
+  cuda::DeviceBuffer<T> x(repeating<T>(n, d, 1, -2, 2)), dy(repeating<T>(n, d, 5, -1, 1)),
+      y(std::vector<T>(n * d)), dx(std::vector<T>(n * d));
+  const cuda::DeviceBuffer<T> gamma(repeating<T>(1, d, 2, 0.5, 1.5)),
+      beta(repeating<T>(1, d, 3, -0.5, 0.5)), alpha(repeating<T>(1, d, 4, 0.5, 1.5));
+  const auto zeros = [](std::int64_t k) { return cuda::DeviceBuffer<T>(std::vector<T>(k)); };
+  cuda::DeviceBuffer<T> g1 = zeros(d), g2 = zeros(d), g3 = zeros(d), dscalar = zeros(1);
+  const cuda::DeviceBuffer<T> scalar(std::vector<T>(1, cuda::from_double<T>(0.8)));
+  const Rows<const T> xv{x.data(), n, d, d}, dyv{dy.data(), n, d, d};
+  const Rows<T> yv{y.data(), n, d, d}, dxv{dx.data(), n, d, d};
+  cuda::Workspace ws;
+  // Runs `call` (a backward), checks each output of d columns for its
+  // period, and, on the emulator, runs the call again where the device
+  // reports an L2 of 1 KiB, so that its second pass walks each row back to
+  // front (launch.hpp's backward_back_to_front): every output must keep its
+  // bits. (At these sizes the rows fit in an H100's L2: front to back.)
+  using Output = std::pair<const char*, const cuda::DeviceBuffer<T>*>;
+  const auto run = [&](const std::string& what, int heads, const auto& call,
+                       std::initializer_list<Output> outs) {
+    call();
+    std::vector<std::vector<T>> front;
+    for (const auto& [name, buf] : outs) {
+      front.push_back(buf->download());
+      if (buf->size() >= static_cast<std::size_t>(d))
+        expect_periodic(front.back(), d, heads, what + " " + name);
+    }
+#if defined(SCALEREF_CUDA_EMU)
+    struct SmallL2 {
+      int saved = emu::options().l2_bytes;
+      SmallL2() { emu::options().l2_bytes = 1024; }
+      ~SmallL2() { emu::options().l2_bytes = saved; }
+    };
+    {
+      const SmallL2 small;
+      call();
+    }
+    std::size_t k = 0;
+    for (const auto& [name, buf] : outs) {
+      const std::vector<T> back = buf->download();
+      EXPECT_EQ(std::memcmp(back.data(), front[k].data(), back.size() * sizeof(T)), 0)
+          << what << " " << name << " (" << heads << " heads) " << sizeof(T) << "-byte " << n << "x"
+          << d << ": other bits back to front";
+      ++k;
+    }
+#endif
+  };
+  for (int heads : {1, 2}) {
+    const cuda::rmsnorm::Config c{1e-6, heads};
+    cuda::rmsnorm::Cache<T> cache;
+    cuda::rmsnorm::forward<T>({gamma.data()}, c, xv, yv, &cache);
+    run("rmsnorm", heads,
+        [&] {
+          cuda::rmsnorm::backward<T>({gamma.data()}, c, cache, xv, dyv, dxv, {g1.data()}, ws);
+        },
+        {{"dx", &dx}, {"dgamma", &g1}});
+  }
+  {
+    cuda::layernorm::Cache<T> cache;
+    cuda::layernorm::forward<T>({gamma.data(), beta.data()}, {}, xv, yv, &cache);
+    run("layernorm", 1,
+        [&] {
+          cuda::layernorm::backward<T>({gamma.data(), beta.data()}, {}, cache, xv, dyv, dxv,
+                                       {g1.data(), g2.data()}, ws);
+        },
+        {{"dx", &dx}, {"dgamma", &g1}, {"dbeta", &g2}});
+  }
+  {
+    const cuda::dyt::Params<T> p{scalar.data(), gamma.data(), beta.data()};
+    run("dyt", 1,
+        [&] {
+          cuda::dyt::backward<T>(p, xv, dyv, dxv, {dscalar.data(), g1.data(), g2.data()}, ws);
+        },
+        {{"dx", &dx}, {"dgamma", &g1}, {"dbeta", &g2}});
+  }
+  for (int heads : {1, 4})
+    for (const auto form : {cuda::seednorm::AlphaForm::vector, cuda::seednorm::AlphaForm::scalar}) {
+      cuda::seednorm::Config c;
+      c.heads = heads;
+      c.alpha = form;
+      const bool vector = form == cuda::seednorm::AlphaForm::vector;
+      const cuda::seednorm::Params<T> p{vector ? alpha.data() : scalar.data(), beta.data(),
+                                        gamma.data()};
+      cuda::DeviceBuffer<T>& dalpha = vector ? g1 : dscalar;
+      cuda::seednorm::Cache<T> cache;
+      cuda::seednorm::forward<T>(p, c, xv, yv, &cache);
+      run(vector ? "seednorm" : "seednorm (scalar alpha)", heads,
+          [&] {
+            cuda::seednorm::backward<T>(p, c, cache, xv, dyv, dxv,
+                                        {dalpha.data(), g2.data(), g3.data()}, ws);
+          },
+          {{"dx", &dx}, {"dalpha", &dalpha}, {"dbeta", &g2}, {"dgamma", &g3}});
+    }
+}
+
+TEST_F(CudaKernels, BackwardGradientsKeepTheirBitsWhereSumsAreSplitBetweenSharedAndGlobal) {
+  expect_periodic_gradients<float>(5, 65536);
+  expect_periodic_gradients<double>(5, 16384);
+  expect_periodic_gradients<cuda::bf16>(3, 4096);  // every sum on chip
 }
 
 TEST_F(CudaKernels, SeedNormBackwardReplaysBitForBit) {

@@ -136,27 +136,65 @@ constexpr std::size_t kHopperOptIn = 227 * 1024, kNoOptIn = 48 * 1024;
 
 // SeeDNorm's backward with a vector alpha: dbeta, dgamma, dalpha as fp32 sums,
 // beside one fp32 dz per head.
-constexpr std::size_t seednorm_sums(i64 d) { return 3 * static_cast<std::size_t>(d) * 4; }
+constexpr i64 seednorm_sums(i64 d) { return 3 * d; }
 
 TEST(CudaLaunch, SeedNormSumsStayOnChipUpToD16384OnHopper) {
   for (i64 d : {1024, 4096, 8192, 16384})
-    EXPECT_TRUE(detail::sums_in_shared(seednorm_sums(d), 4, kHopperOptIn)) << d;
-  // beyond what one block may opt in to, the block's partial row in global
-  // memory takes the sums
-  EXPECT_FALSE(detail::sums_in_shared(seednorm_sums(32768), 4, kHopperOptIn));
-  const std::size_t room = kHopperOptIn - detail::kStaticSharedBytes;
-  EXPECT_TRUE(detail::sums_in_shared(room - 4, 4, kHopperOptIn));
-  EXPECT_FALSE(detail::sums_in_shared(room - 3, 4, kHopperOptIn));
+    EXPECT_EQ(detail::shared_sums_kept(seednorm_sums(d), 4, 4, kHopperOptIn), seednorm_sums(d))
+        << d;
+  // beyond what one block may opt in to, shared memory keeps the first sums
+  // that fit, and the block's partial row in global memory the rest
+  const i64 room = static_cast<i64>(kHopperOptIn - detail::kStaticSharedBytes - 4) / 4;
+  EXPECT_EQ(room, 56063);
+  EXPECT_EQ(detail::shared_sums_kept(seednorm_sums(32768), 4, 4, kHopperOptIn), room);
+  EXPECT_EQ(detail::shared_sums_kept(room, 4, 4, kHopperOptIn), room);
+  EXPECT_EQ(detail::shared_sums_kept(room + 1, 4, 4, kHopperOptIn), room);
+  // fp64 sums: half as many fit
+  EXPECT_EQ(detail::shared_sums_kept(seednorm_sums(16384), 8, 8, kHopperOptIn),
+            static_cast<i64>(kHopperOptIn - detail::kStaticSharedBytes - 8) / 8);
+}
+
+// An H100's (and H200's) 132 SMs and 50 MiB of L2.
+constexpr i64 kSms = 132;
+constexpr std::size_t kL2 = 50u << 20;
+
+TEST(CudaLaunch, BackwardWalksBackToFrontOnlyWhereTheResidentRowsOverflowL2) {
+  const auto back = [](std::size_t row, std::size_t global, i64 blocks, int threads) {
+    return detail::backward_back_to_front(row, global, blocks, threads, kSms, kL2);
+  };
+  const std::size_t f32_kept = 56063;  // fp32 sums shared memory keeps (above)
+  // x and dy of one row a block, 132 blocks of 1024 threads (one an SM)
+  EXPECT_FALSE(back(2 * 65536 * 2, (65536 - f32_kept) * 4, 132, 1024));  // bf16 RMSNorm: 38 MB
+  EXPECT_TRUE(back(2 * 65536 * 4, (65536 - f32_kept) * 4, 132, 1024));   // fp32 RMSNorm: 72 MB
+  EXPECT_FALSE(back(2 * 16384 * 8, 0, 256, 1024));                       // fp64 RMSNorm: 34 MB
+  // fp64 SeeDNorm at 16384: 256 KiB of x and dy, 165 KiB of sums in global
+  // memory: 56 MB
+  EXPECT_TRUE(back(2 * 16384 * 8, (3 * 16384 - 28031) * 8, 256, 1024));
+  // narrow rows: as many blocks an SM as registers allow, and still far from L2
+  EXPECT_FALSE(back(2 * 4096 * 2, 0, 512, 128));
+  // the same rows on fewer blocks than SMs fit
+  EXPECT_FALSE(back(2 * 65536 * 4, 0, 64, 1024));
+  // the boundary: 132 blocks of exactly a 132th of L2 fit, one byte more does not
+  EXPECT_FALSE(back(kL2 / 132, 0, 132, 1024));
+  EXPECT_TRUE(back(kL2 / 132 + 1, 0, 132, 1024));
 }
 
 TEST(CudaLaunch, SumsNeverAskForMoreSharedMemoryThanTheDeviceGives) {
   // 48 KiB in all leaves 40 KiB beside group_sum's static scratch
-  EXPECT_TRUE(detail::sums_in_shared(4096 * 4, 0, kNoOptIn));  // RMSNorm's dgamma, D = 4096
-  EXPECT_FALSE(detail::sums_in_shared(seednorm_sums(4096), 4, kNoOptIn));
-  EXPECT_TRUE(detail::sums_in_shared(kNoOptIn - detail::kStaticSharedBytes, 0, kNoOptIn));
-  EXPECT_FALSE(detail::sums_in_shared(kNoOptIn - detail::kStaticSharedBytes + 1, 0, kNoOptIn));
-  EXPECT_FALSE(detail::sums_in_shared(1, 0, detail::kStaticSharedBytes));
-  EXPECT_FALSE(detail::sums_in_shared(1, 0, 0));
+  EXPECT_EQ(detail::shared_sums_kept(4096, 4, 0, kNoOptIn), 4096);  // RMSNorm's dgamma, D = 4096
+  EXPECT_EQ(detail::shared_sums_kept(seednorm_sums(4096), 4, 4, kNoOptIn), 10239);
+  for (const std::size_t opt_in : {kNoOptIn, kHopperOptIn})
+    for (const std::size_t extra : {std::size_t{0}, std::size_t{12}, std::size_t{4096}})
+      for (const std::size_t bytes : {std::size_t{4}, std::size_t{8}}) {
+        const i64 kept = detail::shared_sums_kept(1 << 20, bytes, extra, opt_in);
+        EXPECT_LE(static_cast<std::size_t>(kept) * bytes + extra + detail::kStaticSharedBytes,
+                  opt_in);
+        EXPECT_GT(static_cast<std::size_t>(kept + 1) * bytes + extra + detail::kStaticSharedBytes,
+                  opt_in);
+      }
+  EXPECT_EQ(detail::shared_sums_kept(1, 4, 0, detail::kStaticSharedBytes), 0);
+  EXPECT_EQ(detail::shared_sums_kept(1, 4, 0, 0), 0);
+  EXPECT_EQ(detail::shared_sums_kept(0, 4, 0, kHopperOptIn), 0);
 }
 
 TEST(CudaLaunch, WideRowsKeepWhatFitsOfThemInSharedMemory) {

@@ -42,14 +42,14 @@ __global__ void __launch_bounds__(kMaxThreads)
 template <class D, int V>
 __global__ void __launch_bounds__(kMaxThreads, 1)
     backward_kernel(DevRows<const D> x, DevRows<const D> dy, DevRows<D> dx, DevPtr<const D> alpha,
-                    DevPtr<const D> gamma, DevPtr<AccT<D>> partials, bool shared_sums) {
+                    DevPtr<const D> gamma, DevPtr<AccT<D>> partials, i64 kept_sums) {
   using A = AccT<D>;
   SCALEREF_SHARED(ScratchRow<A>, scratch, 32);
   const A a = widen(ld(alpha));
   const i64 w = x.cols;
   Accumulators<A> acc =
-      block_accumulators(partials, 2 * w + 1, ptr_cast<A*>(dynamic_shared), shared_sums);
-  zero_owned<V>(acc.sums, w, 2);
+      block_accumulators(partials, 2 * w + 1, ptr_cast<A*>(dynamic_shared), kept_sums);
+  zero_owned<V>(acc, w, 2);
   A dalpha = 0;                                           // this thread's share of sum u x
   for (RowLoop rows(x.rows); rows.more(); rows.next()) {  // one row per block: all active
     const i64 i = rows.row();
@@ -69,8 +69,8 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
         out[k] = a * u;
         if (j + k < w) {
           dalpha += u * v[k];
-          add_to(acc.sums, run(k), d[k] * t);
-          add_to(acc.sums, w + run(k), d[k]);
+          add_to(acc, run(k), d[k] * t);
+          add_to(acc, w + run(k), d[k]);
         }
       }
       store<V>(dxr, j, w, out);
@@ -120,7 +120,7 @@ void backward(const Params<T>& p, Rows<const T> x, Rows<const T> dy, Rows<T> dx,
     constexpr auto kernel = backward_kernel<Dev<T>, vc()>;
     allow_dynamic_shared(where, kernel, plan.smem);
     launch<kernel>(geo.blocks, geo.group, plan.smem, stream, dev(x), dev(dy), dev(dx), dev(p.alpha),
-                   dev(p.gamma), plan.partials, plan.shared);
+                   dev(p.gamma), plan.partials, plan.kept);
   });
   check_launch(where);
   Outputs<Dev<T>> outs;

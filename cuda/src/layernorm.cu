@@ -6,7 +6,9 @@
 //   columns come from shared memory after the first pass (launch.hpp's
 //   stash_columns); the sums walk the row front to back, as they always did.
 // backward: a pass for sum g and sum g x_hat, a pass writing dx and adding
-//   dy x_hat and dy into the block's dgamma and dbeta sums; then sum_partials.
+//   dy x_hat and dy into the block's dgamma and dbeta sums, back to front
+//   where the resident blocks' rows do not fit in L2 (launch.hpp's
+//   backward_back_to_front); then sum_partials.
 #include <scaleref/cuda/layernorm.hpp>
 #include <scaleref/spec/rescale.hpp>  // metrics::has_spread
 
@@ -97,14 +99,14 @@ template <class D, int V>
 __global__ void __launch_bounds__(kMaxThreads, 1)
     backward_kernel(DevRows<const D> x, DevRows<const D> dy, DevRows<D> dx, DevPtr<const D> gamma,
                     DevPtr<const AccT<D>> mean, DevPtr<const AccT<D>> rstd,
-                    DevPtr<AccT<D>> partials, bool shared_sums) {
+                    DevPtr<AccT<D>> partials, i64 kept_sums, bool back) {
   using A = AccT<D>;
   SCALEREF_SHARED(ScratchRow<A>, scratch, 32);
   const i64 w = x.cols;
   Accumulators<A> acc{};
   if (partials) {
-    acc = block_accumulators(partials, 2 * w, ptr_cast<A*>(dynamic_shared), shared_sums);
-    zero_owned<V>(acc.sums, w, 2);
+    acc = block_accumulators(partials, 2 * w, ptr_cast<A*>(dynamic_shared), kept_sums);
+    zero_owned<V>(acc, w, 2);
   }
   for (RowLoop rows(x.rows); rows.more(); rows.next()) {  // one row per block: all active
     const i64 i = rows.row();
@@ -128,7 +130,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
     const A mean_g = group_sum(sum_g, scratch) / A(w);
     const A mean_gx = group_sum(sum_gx, scratch) / A(w);
     DevPtr<D> dxr = dx.data + i * dx.stride;
-    for (i64 j = first_col<V>(); j < w; j += col_step<V>()) {
+    for (i64 j = pass_start<V>(w, back); j >= 0 && j < w; j += pass_step<V>(back)) {
       A v[V], d[V], g[V], out[V];
       load<V>(xr, j, w, v);
       load<V>(dyr, j, w, d);
@@ -139,8 +141,8 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
         const A x_hat = (v[k] - mu) * r;
         out[k] = r * (d[k] * g[k] - mean_g - x_hat * mean_gx);
         if (partials && j + k < w) {
-          add_to(acc.sums, run(k), d[k] * x_hat);
-          add_to(acc.sums, w + run(k), d[k]);
+          add_to(acc, run(k), d[k] * x_hat);
+          add_to(acc, w + run(k), d[k]);
         }
       }
       store<V>(dxr, j, w, out);
@@ -197,11 +199,13 @@ void backward(const Params<T>& p, const Config&, const Cache<T>& cache, Rows<con
   const i64 count = 2 * x.cols;
   const PartialPlan<A> plan =
       want ? plan_partials<A>(where, ws, geo.blocks, count, count) : PartialPlan<A>{};
+  const bool back = second_pass_back_to_front(
+      where, 2 * static_cast<std::size_t>(x.cols) * sizeof(T), plan, geo.blocks, geo.group);
   with_vector_width<T>(V, [&](auto vc) {
     constexpr auto kernel = backward_kernel<Dev<T>, vc()>;
     allow_dynamic_shared(where, kernel, plan.smem);
     launch<kernel>(geo.blocks, geo.group, plan.smem, stream, dev(x), dev(dy), dev(dx), dev(p.gamma),
-                   cache.mean.data(), cache.rstd.data(), plan.partials, plan.shared);
+                   cache.mean.data(), cache.rstd.data(), plan.partials, plan.kept, back);
   });
   check_launch(where);
   if (want) {

@@ -5,7 +5,9 @@
 //   from L1/L2, or a wide head's first columns from shared memory (launch.hpp's
 //   stash_columns).
 // backward: per row and head, one pass for sum g x_hat, one that writes dx
-//   and adds dy x_hat into the block's dgamma sums; then sum_partials.
+//   and adds dy x_hat into the block's dgamma sums, back to front where the
+//   resident blocks' heads do not fit in L2 (launch.hpp's
+//   backward_back_to_front); then sum_partials.
 #include <scaleref/cuda/rmsnorm.hpp>
 
 #include "detail/device.cuh"
@@ -60,16 +62,16 @@ __global__ void __launch_bounds__(kMaxThreads)
 template <class D, int V>
 __global__ void __launch_bounds__(kMaxThreads, 1)
     backward_kernel(DevRows<const D> x, DevRows<const D> dy, DevRows<D> dx, DevPtr<const D> gamma,
-                    int heads, DevPtr<const AccT<D>> rstd, DevPtr<AccT<D>> partials,
-                    bool shared_sums) {
+                    int heads, DevPtr<const AccT<D>> rstd, DevPtr<AccT<D>> partials, i64 kept_sums,
+                    bool back) {
   using A = AccT<D>;
   SCALEREF_SHARED(ScratchRow<A>, scratch, 32);
   const i64 w = x.cols / heads;
   // dgamma's running sums (when wanted: partials != nullptr); thread-owned columns
   Accumulators<A> dgamma{};
   if (partials) {
-    dgamma = block_accumulators(partials, x.cols, ptr_cast<A*>(dynamic_shared), shared_sums);
-    zero_owned<V>(dgamma.sums, w, heads);  // head-relative columns, as the loop below adds
+    dgamma = block_accumulators(partials, x.cols, ptr_cast<A*>(dynamic_shared), kept_sums);
+    zero_owned<V>(dgamma, w, heads);  // head-relative columns, as the loop below adds
   }
   for (RowLoop rows(x.rows); rows.more(); rows.next()) {  // one row per block: all active
     const i64 i = rows.row();
@@ -89,7 +91,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
       }
       const A mean = group_sum(proj, scratch) / A(w);
       DevPtr<D> dxr = dx.data + i * dx.stride + h * w;
-      for (i64 j = first_col<V>(); j < w; j += col_step<V>()) {
+      for (i64 j = pass_start<V>(w, back); j >= 0 && j < w; j += pass_step<V>(back)) {
         A v[V], d[V], g[V], out[V];
         load<V>(xr, j, w, v);
         load<V>(dyr, j, w, d);
@@ -99,7 +101,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
         for (int k = 0; k < V; ++k) {
           const A x_hat = v[k] * r;
           out[k] = r * (d[k] * g[k] - x_hat * mean);
-          if (partials && j + k < w) add_to(dgamma.sums, run(k), d[k] * x_hat);
+          if (partials && j + k < w) add_to(dgamma, run(k), d[k] * x_hat);
         }
         store<V>(dxr, j, w, out);
       }
@@ -154,11 +156,13 @@ void backward(const Params<T>& p, const Config& c, const Cache<T>& cache, Rows<c
   using A = Acc<T>;
   const PartialPlan<A> plan =
       g.dgamma ? plan_partials<A>(where, ws, geo.blocks, x.cols, x.cols) : PartialPlan<A>{};
+  const bool back = second_pass_back_to_front(where, 2 * static_cast<std::size_t>(w) * sizeof(T),
+                                              plan, geo.blocks, geo.group);
   with_vector_width<T>(V, [&](auto vc) {
     constexpr auto kernel = backward_kernel<Dev<T>, vc()>;
     allow_dynamic_shared(where, kernel, plan.smem);
     launch<kernel>(geo.blocks, geo.group, plan.smem, stream, dev(x), dev(dy), dev(dx), dev(p.gamma),
-                   c.heads, cache.rstd.data(), plan.partials, plan.shared);
+                   c.heads, cache.rstd.data(), plan.partials, plan.kept, back);
   });
   check_launch(where);
   if (g.dgamma) {

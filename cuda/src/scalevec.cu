@@ -58,13 +58,13 @@ __global__ void __launch_bounds__(kMaxThreads)
 template <class D, int V>
 __global__ void __launch_bounds__(kMaxThreads, 1)
     scale_columns_backward_kernel(DevRows<const D> z, DevRows<const D> dy, DevRows<D> dz,
-                                  DevPtr<const D> a, DevPtr<AccT<D>> partials, bool shared_sums) {
+                                  DevPtr<const D> a, DevPtr<AccT<D>> partials, i64 kept_sums) {
   using A = AccT<D>;
   const i64 w = z.cols;
   Accumulators<A> da{};
   if (partials) {
-    da = block_accumulators(partials, w, ptr_cast<A*>(dynamic_shared), shared_sums);
-    zero_owned<V>(da.sums, w, 1);
+    da = block_accumulators(partials, w, ptr_cast<A*>(dynamic_shared), kept_sums);
+    zero_owned<V>(da, w, 1);
   }
   for (RowLoop rows(z.rows); rows.more(); rows.next()) {
     const i64 i = rows.row();
@@ -87,7 +87,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
         const Run run = owned_run<V>(w, 0, j);
 #pragma unroll
         for (int k = 0; k < V; ++k)
-          if (j + k < w) add_to(da.sums, run(k), d[k] * v[k]);
+          if (j + k < w) add_to(da, run(k), d[k] * v[k]);
       }
     }
   }
@@ -136,7 +136,7 @@ void scale_columns_backward(Rows<const T> z, Rows<const T> dy, Rows<T> dz, const
     constexpr auto kernel = scale_columns_backward_kernel<Dev<T>, vc()>;
     allow_dynamic_shared(where, kernel, plan.smem);
     launch<kernel>(geo.blocks, geo.group, plan.smem, stream, dev(z), dev(dy), dev(dz), dev(a),
-                   plan.partials, plan.shared);
+                   plan.partials, plan.kept);
   });
   check_launch(where);
   if (da) {

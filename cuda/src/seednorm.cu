@@ -13,7 +13,10 @@
 // backward, per row: pass 1 sums ds_h per head and sum g x_hat over the row;
 //   dz_h = sigma'(z_h) ds_h goes to shared memory; pass 2 writes dx (and
 //   AdaSeeDNorm's d gamma(c), d eta(c)) and adds dbeta, dgamma, dalpha into
-//   the block's sums; then sum_partials. A block takes one row at a time,
+//   the block's sums, back to front where the resident blocks' rows do not
+//   fit in L2 (launch.hpp's backward_back_to_front; a scalar alpha's
+//   per-thread sum is taken in pass 1, so no order of pass 2 changes a
+//   bit); then sum_partials. A block takes one row at a time,
 //   its heads split over blockDim.y slices (head h to slice h mod slices),
 //   each slice a group of blockDim.x threads sized by the head: with 16
 //   heads of 256 columns a one-slice block was one warp in bf16, and an SM
@@ -179,20 +182,20 @@ template <class D, int V, bool kAda>
 __global__ void __launch_bounds__(kBackwardThreads<kAda>, 1)
     backward_kernel(Net<D> n, DevRows<const D> x, DevRows<const D> dy, DevRows<D> dx,
                     DevRows<D> dgamma_c, DevRows<D> deta_c, DevPtr<const AccT<D>> rstd,
-                    DevPtr<const AccT<D>> z, DevPtr<AccT<D>> partials, bool shared_sums) {
+                    DevPtr<const AccT<D>> z, DevPtr<AccT<D>> partials, i64 kept_sums, bool back) {
   using A = AccT<D>;
   SCALEREF_SHARED(ScratchRow<A>, scratch, 32);
   const i64 cols = x.cols, w = cols / n.heads;
   const bool alpha_vector = n.alpha_form == AlphaForm::vector;
   const i64 count = 2 * cols + (alpha_vector ? cols : n.alpha_form == AlphaForm::scalar ? 1 : 0);
   const i64 segments = (alpha_vector ? 3 : 2) * i64(n.heads);
-  DevPtr<A> dz_row = ptr_cast<A*>(dynamic_shared) + (shared_sums ? segments * w : 0);
+  DevPtr<A> dz_row = ptr_cast<A*>(dynamic_shared) + kept_sums;
   DevPtr<A> slot = dz_row + n.heads;  // slices_sum's
   Accumulators<A> acc =
-      block_accumulators(partials, count, ptr_cast<A*>(dynamic_shared), shared_sums);
+      block_accumulators(partials, count, ptr_cast<A*>(dynamic_shared), kept_sums);
   // this slice's segments: segment p = parameter x heads + h is slice p mod
   // slices's, which is h mod slices's because head_slices divides heads
-  zero_owned<V>(acc.sums, w, segments);
+  zero_owned<V>(acc, w, segments);
   A dalpha_scalar = 0;
   const int h0 = int(threadIdx.y), dh = int(blockDim.y);  // this slice's heads: h0, h0 + dh, ...
   for (i64 i = blockIdx.x; i < x.rows; i += gridDim.x) {  // one row per block at a time
@@ -225,6 +228,8 @@ __global__ void __launch_bounds__(kBackwardThreads<kAda>, 1)
           const A x_hat = v[k] * r, q = d[k] * x_hat;
           ds += a[k] * q;
           gx += d[k] * (a[k] * s + g[k]) * x_hat;
+          // a scalar alpha's sum: here, front to back, whatever order pass 2 takes
+          if (!alpha_vector && j + k < w) dalpha_scalar += s * q;
         }
       }
       ds = group_sum(ds, scratch);
@@ -233,9 +238,11 @@ __global__ void __launch_bounds__(kBackwardThreads<kAda>, 1)
     const A mean = slices_sum(group_sum(gx, scratch), slot) / A(cols);
     __syncthreads();  // dz_row written by thread 0 is seen by all
     DevPtr<D> dxr = dx.data + i * dx.stride;
-    for (int h = h0; h < n.heads; h += dh) {
+    // back to front: the slice's last head first, each from its last column
+    const int h_last = h0 + (n.heads - 1 - h0) / dh * dh;
+    for (int h = back ? h_last : h0; h >= h0 && h < n.heads; h += back ? -dh : dh) {
       const A s = activate(n.sigma, ld(z + (i * n.heads + h))), dz = ld(dz_row + h);
-      for (i64 j = first_col<V>(); j < w; j += col_step<V>()) {
+      for (i64 j = pass_start<V>(w, back); j >= 0 && j < w; j += pass_step<V>(back)) {
         A v[V], d[V], a[V], b[V], g[V], gc[V] = {}, out[V];
         load<V>(xr + h * w, j, w, v);
         load<V>(dyr + h * w, j, w, d);
@@ -262,12 +269,9 @@ __global__ void __launch_bounds__(kBackwardThreads<kAda>, 1)
           const A q = dyk * x_hat;
           out[k] = dz * b[k] + r * (dyk * (a[k] * s + g[k]) - x_hat * mean);
           if (j + k < w) {
-            add_to(acc.sums, run(k), dz * v[k]);  // dbeta
-            add_to(acc.sums, cols + run(k), q);   // dgamma
-            if (alpha_vector)
-              add_to(acc.sums, 2 * cols + run(k), s * q);
-            else
-              dalpha_scalar += s * q;  // unused unless alpha is a scalar
+            add_to(acc, run(k), dz * v[k]);  // dbeta
+            add_to(acc, cols + run(k), q);   // dgamma
+            if (alpha_vector) add_to(acc, 2 * cols + run(k), s * q);
           }
         }
         store<V>(dxr + h * w, j, w, out);
@@ -414,12 +418,16 @@ void run_backward(const char* where, const Params<T>& p, const Config& c, const 
   // happens to the sums
   const PartialPlan<A> plan =
       plan_partials<A>(where, ws, geo.blocks, count, vector_sums, (c.heads + slices) * sizeof(A));
+  // both passes read x and dy (and AdaSeeDNorm's gamma(c)) over the whole row
+  const bool back = second_pass_back_to_front(
+      where, (kAda ? 3 : 2) * static_cast<std::size_t>(x.cols) * sizeof(T), plan, geo.blocks,
+      geo.group * slices);
   with_vector_width<T>(V, [&](auto vc) {
     constexpr auto kernel = backward_kernel<Dev<T>, vc(), kAda>;
     allow_dynamic_shared(where, kernel, plan.smem);
     launch<kernel>(geo.blocks, dim3(geo.group, slices), plan.smem, stream, net(p, c, cond), dev(x),
                    dev(dy), dev(dx), dev(dgc), dev(dec), cache.rstd.data(), cache.z.data(),
-                   plan.partials, plan.shared);
+                   plan.partials, plan.kept, back);
   });
   check_launch(where);
   Outputs<Dev<T>> outs;

@@ -188,7 +188,7 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp* p, int device) {
   p->major = 9;
   p->minor = 0;
   p->multiProcessorCount = 132;
-  p->l2CacheSize = 50 * 1024 * 1024;
+  p->l2CacheSize = options().l2_bytes;
   p->memoryBusWidth = 5120;
   return cudaSuccess;
 }

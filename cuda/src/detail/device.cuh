@@ -287,6 +287,17 @@ __device__ inline i64 last_col(i64 w) {
   return j < w ? j + (w - 1 - j) / col_step<V>() * col_step<V>() : -1;
 }
 
+// A pass over this thread's columns of a row of width w in either order:
+// for (i64 j = pass_start<V>(w, back); j >= 0 && j < w; j += pass_step<V>(back)).
+template <int V>
+__device__ inline i64 pass_start(i64 w, bool back) {
+  return back ? last_col<V>(w) : first_col<V>();
+}
+template <int V>
+__device__ inline i64 pass_step(bool back) {
+  return back ? -col_step<V>() : col_step<V>();
+}
+
 // The first `cols` entries of a row segment that a forward reads more than
 // once, kept in shared memory (in the storage type) by the pass that reads
 // them first, for the passes after it (launch.hpp's stash_columns). The

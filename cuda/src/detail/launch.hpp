@@ -46,23 +46,29 @@ inline constexpr i64 kFillBlocks = 132;      // least this many where there are 
 // Shared memory: a launch gets kLaunchSharedBytes (static and dynamic) without
 // opting in; a row kernel declares at most kStaticSharedBytes itself (group_sum's
 // 32 ScratchRow<double>). A backward keeps its per-block gradient sums in shared
-// memory whenever they fit in what the device lets one block opt in to (227 KiB
-// on Hopper: SeeDNorm's three D-vectors of fp32 sums up to D = 16384), else in
-// its global partial row (see sums_in_shared). No smaller budget: large sums
-// leave room for fewer blocks per SM (one at D = 16384), but sums in global
-// memory are read and written through L2 for every row, which cost 1.5 to 5
-// times the minimum bytes at D = 16384 when the budget was 104 KiB (the
-// speed model, cuda/results/model/before.txt). Where the sums live changes
-// the speed, never the bits: each sum is added in the same order either way.
+// memory, as many of them as fit in what the device lets one block opt in to
+// (227 KiB on Hopper: all of SeeDNorm's three D-vectors of fp32 sums up to
+// D = 16384), and the rest in its global partial row (shared_sums_kept).
+// No smaller budget: large sums leave room for fewer blocks per SM (one at
+// D = 16384), but sums in global memory are read and written through L2 for
+// every row, which cost 1.5 to 5 times the minimum bytes at D = 16384 when the
+// budget was 104 KiB (the speed model, cuda/results/model/before.txt). And
+// where sums that do not all fit lived wholly in global memory, 2.1-5.8x at
+// D = 65536 and fp64 D = 16384 (cuda/results/model/model.txt at b356576).
+// Where the sums live changes the speed, never the bits: each sum is added in
+// the same order either way.
 inline constexpr std::size_t kLaunchSharedBytes = 48 * 1024;
 inline constexpr std::size_t kStaticSharedBytes = 8 * 1024;
 
-// Whether a backward's column sums (`sums` bytes) go to shared memory beside
-// the `extra` bytes of dynamic shared memory the kernel needs anyway, on a
-// device that lets one block opt in to `opt_in` bytes in all.
-inline bool sums_in_shared(std::size_t sums, std::size_t extra, std::size_t opt_in) {
-  const std::size_t room = opt_in > kStaticSharedBytes ? opt_in - kStaticSharedBytes : 0;
-  return sums + extra <= room;
+// How many of a backward's `count` column sums (`entry_bytes` each, from
+// the first) go to shared memory beside the `extra` bytes of dynamic shared
+// memory the kernel needs anyway, on a device that lets one block opt in to
+// `opt_in` bytes in all: all of them where they fit, else as many as fit.
+inline i64 shared_sums_kept(i64 count, std::size_t entry_bytes, std::size_t extra,
+                            std::size_t opt_in) {
+  const std::size_t used = kStaticSharedBytes + extra;
+  const std::size_t room = opt_in > used ? (opt_in - used) / entry_bytes : 0;
+  return std::min(count, static_cast<i64>(room));
 }
 
 template <class T>
@@ -210,6 +216,27 @@ inline Geometry backward_geometry(i64 rows, i64 width, int V, i64 max_blocks = k
       std::max((rows + kRowsPerPartial - 1) / kRowsPerPartial, std::min(rows, kFillBlocks));
   const i64 blocks = std::min({wanted, kMaxPartials, max_blocks});
   return {group_size(width, V, max_threads), 1, static_cast<unsigned>(blocks)};
+}
+
+// Whether a backward's second pass over a row (segment) walks it back to
+// front. Its first pass reads `row_bytes` per block (x and dy), and the
+// second reads them again while it adds into `global_sum_bytes` of running
+// sums in global memory (what shared memory did not keep). Under an LRU L2
+// of `l2_bytes` shared by the resident blocks, a second pass front to back
+// finds every entry in L2 while the resident blocks' rows and sums fit, and
+// none once they do not; back to front, the entries read last come back
+// first, so part of them still does (the speed model at 1024 x 65536 and
+// 2048 x 16384: back to front took fp32 RMSNorm from 2.44x the minimum
+// bytes to 2.12x and fp64 SeeDNorm from 3.89x to 3.41x, where the rows do
+// not fit, and fp64 RMSNorm from 1.12x to 1.61x, bf16 RMSNorm from 1.50x to
+// 1.92x, where they do). The resident blocks: at most what registers allow
+// on `sms` SMs (a thread may take 64 of an SM's 65536 under the kernels'
+// __launch_bounds__). Each column's sum is its own, and the direction
+// changes no bit.
+inline bool backward_back_to_front(std::size_t row_bytes, std::size_t global_sum_bytes, i64 blocks,
+                                   int threads, i64 sms, std::size_t l2_bytes) {
+  const i64 resident = std::min(blocks, sms * std::max(1, 1024 / threads));
+  return static_cast<std::size_t>(resident) * (row_bytes + global_sum_bytes) > l2_bytes;
 }
 
 // SeeDNorm's backward splits a row's heads over blockDim.y slices, each a

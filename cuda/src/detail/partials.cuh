@@ -18,14 +18,19 @@
 
 namespace scaleref::cuda::detail {
 
-// Where a block keeps its running column sums: in shared memory when
-// `count` of them fit (then copied out at the end), else straight in its
-// partial row in global memory. Either way each sum has one owning thread.
+// Where a block keeps its running column sums: the first `kept` of them (in
+// slot order, SumLayout below) in shared memory, copied out at the end, the
+// rest straight in its partial row in global memory; all of them in shared
+// memory when they fit (PartialPlan). Either way each sum has one owning
+// thread, and where a sum sits never changes the order it is added in.
 template <class A>
 struct Accumulators {
-  DevPtr<A> sums;     // count entries: this block's running sums
+  DevPtr<A> shared;   // kept entries: this block's running sums in shared memory
   DevPtr<A> partial;  // this block's row of the [blocks, count] partials
-  bool shared;        // sums lives in shared memory
+  i64 kept;           // slots [0, kept) live in shared memory, the rest in partial
+
+  // Where slot s's running sum lives (indexed by s itself).
+  __device__ DevPtr<A> base(i64 s) const { return s < kept ? shared : partial; }
 };
 
 // A partial row's length in the workspace: `count` rounded up to whole
@@ -40,9 +45,9 @@ __host__ __device__ constexpr i64 partial_stride(i64 count) {
 
 template <class A>
 __device__ inline Accumulators<A> block_accumulators(DevPtr<A> partials, i64 count,
-                                                     DevPtr<A> shared_mem, bool use_shared) {
+                                                     DevPtr<A> shared_mem, i64 kept) {
   DevPtr<A> mine = partials + i64(blockIdx.x) * partial_stride<A>(count);
-  return {use_shared ? shared_mem : mine, mine, use_shared};
+  return {shared_mem, mine, kept};
 }
 
 // The sums are `segments` consecutive segments of `width` entries (a
@@ -106,32 +111,35 @@ __device__ inline Run owned_run(i64 width, i64 p, i64 j) {
 }
 
 template <int V, class A>
-__device__ inline void zero_owned(DevPtr<A> sums, i64 width, i64 segments) {
+__device__ inline void zero_owned(const Accumulators<A>& acc, i64 width, i64 segments) {
   for (i64 p = threadIdx.y; p < segments; p += blockDim.y)
     for (i64 j = first_col<V>(); j < width; j += col_step<V>()) {
       const Run run = owned_run<V>(width, p, j);
-      for (int k = 0; k < V && j + k < width; ++k) st(sums + run(k), A(0));
+      for (int k = 0; k < V && j + k < width; ++k) st(acc.base(run(k)) + run(k), A(0));
     }
 }
 
-// sums[at] += v: one owning thread's running sum. Under nvcc the compound
-// assignment itself (a macro: through a function nvcc fused differently).
+// The running sum of slot `at` += v: one owning thread's. Under nvcc the
+// compound assignment itself (a macro: through a function nvcc fused
+// differently); `at` is evaluated twice.
 #if defined(SCALEREF_CUDA_EMU)
 template <class A>
-__device__ inline void add_to(DevPtr<A> sums, i64 at, A v SCALEREF_SITE) {
+__device__ inline void add_to(const Accumulators<A>& acc, i64 at, A v SCALEREF_SITE) {
+  const DevPtr<A> sums = acc.base(at);
   st(sums + at, ld(sums + at SCALEREF_AT) + v SCALEREF_AT);
 }
 #else
-#define add_to(sums, at, ...) ((sums)[at] += (__VA_ARGS__))
+#define add_to(acc, at, ...) ((acc).base(at)[at] += (__VA_ARGS__))
 #endif
 
 template <int V, class A>
 __device__ inline void copy_owned(const Accumulators<A>& acc, i64 width, i64 segments) {
-  if (!acc.shared) return;
+  if (acc.kept == 0) return;
   for (i64 p = threadIdx.y; p < segments; p += blockDim.y)
     for (i64 j = first_col<V>(); j < width; j += col_step<V>()) {
       const Run run = owned_run<V>(width, p, j);
-      for (int k = 0; k < V && j + k < width; ++k) st(acc.partial + run(k), ld(acc.sums + run(k)));
+      for (int k = 0; k < V && j + k < width; ++k)
+        if (run(k) < acc.kept) st(acc.partial + run(k), ld(acc.shared + run(k)));
     }
 }
 
@@ -296,14 +304,36 @@ inline std::size_t opt_in_shared_bytes(const char* where) {
   return static_cast<std::size_t>(bytes);
 }
 
+// What backward_back_to_front (launch.hpp) needs of the current device: its
+// SMs and its L2's bytes.
+struct DeviceCache {
+  i64 sms = 0;
+  std::size_t l2_bytes = 0;
+};
+inline DeviceCache device_cache(const char* where) {
+  int device = 0;
+  const cudaError_t e = cudaGetDevice(&device);
+  require(e == cudaSuccess, where, "cudaGetDevice failed: ", cudaGetErrorString(e));
+  const auto attribute = [&](cudaDeviceAttr a) {
+    int v = 0;
+    const cudaError_t f = cudaDeviceGetAttribute(&v, a, device);
+    require(f == cudaSuccess, where, "cudaDeviceGetAttribute failed: ", cudaGetErrorString(f));
+    return v;
+  };
+  return {attribute(cudaDevAttrMultiProcessorCount),
+          static_cast<std::size_t>(attribute(cudaDevAttrL2CacheSize))};
+}
+
 // Where a backward call keeps its parameter-gradient sums: `count` per block
-// in the workspace's [blocks, count] partials, the first `shared_count` of
-// them in shared memory when sums_in_shared (launch.hpp) says they fit beside
-// the `extra_smem` bytes the kernel needs anyway.
+// in the workspace's [blocks, count] partials, the first `kept` of them (at
+// most `shared_count`, the ones a thread owns by column) in shared memory:
+// as many as shared_sums_kept (launch.hpp) finds room for beside the
+// `extra_smem` bytes the kernel needs anyway.
 template <class A>
 struct PartialPlan {
   A* partials = nullptr;  // nullptr: no parameter gradient wanted
-  bool shared = false;    // the sums live in shared memory
+  i64 kept = 0;           // sums in shared memory, from slot 0
+  i64 in_global = 0;      // of the shared_count, those left in global memory
   std::size_t smem = 0;   // dynamic shared memory to launch with
 };
 
@@ -313,10 +343,20 @@ PartialPlan<A> plan_partials(const char* where, Workspace& ws, i64 blocks, i64 c
   PartialPlan<A> plan;
   plan.partials = static_cast<A*>(
       ws.get(static_cast<std::size_t>(blocks * partial_stride<A>(count)) * sizeof(A)));
-  const std::size_t sums = static_cast<std::size_t>(shared_count) * sizeof(A);
-  plan.shared = sums_in_shared(sums, extra_smem, opt_in_shared_bytes(where));
-  plan.smem = (plan.shared ? sums : 0) + extra_smem;
+  plan.kept = shared_sums_kept(shared_count, sizeof(A), extra_smem, opt_in_shared_bytes(where));
+  plan.in_global = shared_count - plan.kept;
+  plan.smem = static_cast<std::size_t>(plan.kept) * sizeof(A) + extra_smem;
   return plan;
+}
+
+// Whether a backward's second pass walks back to front (launch.hpp's
+// backward_back_to_front) on the current device.
+template <class A>
+bool second_pass_back_to_front(const char* where, std::size_t row_bytes, const PartialPlan<A>& plan,
+                               i64 blocks, int threads) {
+  const DeviceCache d = device_cache(where);
+  return backward_back_to_front(row_bytes, static_cast<std::size_t>(plan.in_global) * sizeof(A),
+                                blocks, threads, d.sms, d.l2_bytes);
 }
 
 // Lets `kernel` launch with `smem` bytes of dynamic shared memory: beyond what

@@ -60,6 +60,10 @@ struct Options {
   // cudaDevAttrMaxGridDimX reports it: lower it to make grid-stride loops
   // stride at small sizes. An H100's is 2^31 - 1.
   unsigned max_grid_x = 2147483647u;
+  // cudaDevAttrL2CacheSize reports it (an H100's and H200's: 50 MiB): lower
+  // it to make a host rule that depends on it take its other branch at small
+  // sizes (the backward's second-pass direction, cuda/src/detail/launch.hpp).
+  int l2_bytes = 50 * 1024 * 1024;
   // What every kernel access is checked for (cuda/emu/src/checks.cpp).
   // SCALEREF_EMU_CHECK=race adds racecheck (slower); =none turns all three
   // off, leaving the checks that need no instrumented access (guard pages,
