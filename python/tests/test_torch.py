@@ -217,7 +217,8 @@ METHOD = {st.RMSNorm: "rmsnorm", st.LayerNorm: "layernorm", st.DyT: "dyt", st.Se
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
 def test_storage_types_against_the_oracle(case, target, dtype):
     """float32 and bfloat16: y and the gradients against the oracle on the same (rounded)
-    inputs, under the kernels' tolerance table (scaleref.testing.assert_close)."""
+    inputs, under the kernels' tolerance table (scaleref.testing.assert_close); on the
+    reference's own target, each entry also the oracle's value rounded once."""
     module = _params(case, target).to(dtype)
     width = module.d if hasattr(module, "d") else module.d_in
     device = _device(target)
@@ -236,7 +237,50 @@ def test_storage_types_against_the_oracle(case, target, dtype):
     # A parameter held 1-D comes back from the oracle in the shape it was given.
     scaleref.testing.assert_close(actual, METHOD[type(module)], inputs, settings,
                                   dtype="fp32" if dtype == torch.float32 else "bf16")
+    if target == "default":
+        # The CPU path is the reference: double on the rounded inputs, each output rounded
+        # once to the storage type. Under the kernels' tolerances above, a path that computed
+        # in float32 (or rounded twice) would pass; here every entry must be the oracle's
+        # double value rounded to the storage type, give or take one unit in the last place
+        # where two double evaluations straddle a rounding boundary (they differ by a few
+        # units of 2^-53, against the 2^-24 (float32) or 2^-8 (bfloat16) between boundaries).
+        want = scaleref.testing.reference(METHOD[type(module)], inputs, settings)
+        for name, got in actual.items():
+            rounded = torch.as_tensor(want[name]).reshape(got.shape).to(dtype)
+            steps = _ulps_apart(got.to(dtype), rounded)
+            assert steps.max().item() <= 1, (
+                f"{name}: {steps.max().item()} units in the last place from the oracle rounded "
+                f"to {dtype} at {tuple(torch.nonzero(steps == steps.max())[0].tolist())}")
 
+
+def _ulps_apart(a, b):
+    """Entrywise distance of two float32 or bfloat16 tensors in units in the last place:
+    their bit patterns as integers, ordered like the values (sign-magnitude to two's
+    complement)."""
+    ints, mask = (torch.int32, 0x7FFFFFFF) if a.dtype == torch.float32 else (torch.int16, 0x7FFF)
+
+    def ordered(t):
+        bits = t.contiguous().view(ints).long()
+        return torch.where(bits < 0, -(bits & mask), bits)
+
+    return (ordered(a) - ordered(b)).abs()
+
+
+
+def test_ulps_apart_counts_representable_values_between():
+    """_ulps_apart: 0 for equal values (and for -0 against +0), 1 for neighbours, across zero
+    the steps on both sides, in float32 and in bfloat16 (whose neighbours of 1 are 2^-7 and
+    2^-8 away)."""
+    f = torch.tensor([1.0, 1.0, -1.0, -0.0, 0.0, 2.0], dtype=torch.float32)
+    g = torch.nextafter(f, torch.tensor(math.inf))
+    tiny = torch.tensor(1e-45, dtype=torch.float32)  # the least subnormal
+    assert _ulps_apart(f, f).tolist() == [0] * 6
+    assert _ulps_apart(f, g).tolist() == [1] * 6
+    assert _ulps_apart(-tiny, tiny).item() == 2
+    assert _ulps_apart(torch.tensor(-0.0), torch.tensor(0.0)).item() == 0
+    b = torch.tensor([1.0, 1.0, -1.0], dtype=torch.bfloat16)
+    c = torch.tensor([1.0 + 2.0**-7, 1.0 + 2.0**-6, -1.0 + 2.0**-8], dtype=torch.bfloat16)
+    assert _ulps_apart(b, c).tolist() == [1, 2, 1]
 
 @pytest.mark.parametrize("target", TARGETS)
 def test_leading_dimensions_and_non_contiguous_input(target):
