@@ -20,6 +20,8 @@
 #include <memory>
 #include <optional>
 #include <scaleref/error.hpp>
+#include <scaleref/scalevec/linear.hpp>
+#include <scaleref/sdd/init.hpp>
 #include <scaleref/verify/gradcheck.hpp>
 #include <string>
 #include <vector>
@@ -374,6 +376,25 @@ double time_reference(const std::string& method, const Texts& settings, const py
   return times[times.size() / 2];
 }
 
+// The scale-vector papers' decay policies by name (spec/scalevec.hpp).
+std::vector<std::string> scale_vector_policies() {
+  std::vector<std::string> out;
+  for (const auto& [policy, name] : scaleref::scalevec::kDecayPolicies) out.emplace_back(name);
+  return out;
+}
+
+// Whether `policy` decays the scale vector `name` (scalevec::decayed).
+bool scale_vector_decayed(const std::string& policy, const std::string& name) {
+  const auto p = scaleref::spec::value_of(scaleref::scalevec::kDecayPolicies, policy);
+  if (!p) {
+    std::string known;
+    for (const std::string& n : scale_vector_policies()) known += (known.empty() ? "" : ", ") + n;
+    scaleref::fail("scale_vector_decayed: unknown policy \"", policy, "\": expected one of ",
+                   known);
+  }
+  return scaleref::scalevec::decayed(*p, name);
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_scaleref, mod) {
@@ -388,4 +409,8 @@ PYBIND11_MODULE(_scaleref, mod) {
           py::arg("inputs"), py::arg("seed"), py::arg("full_jacobian_limit"));
   mod.def("time_reference", &time_reference, py::arg("method"), py::arg("settings"),
           py::arg("inputs"), py::arg("reps"));
+  mod.def("scale_vector_policies", &scale_vector_policies);
+  mod.def("scale_vector_decayed", &scale_vector_decayed, py::arg("policy"), py::arg("name"));
+  mod.def(
+      "sdd_v_std", [](long d_model) { return scaleref::sdd::v_std(d_model); }, py::arg("d_model"));
 }

@@ -393,6 +393,10 @@ def test_param_groups_follow_the_papers():
     decay, _ = st.param_groups(model, 0.1, others="matrices", scale_vectors="decay_none")
     assert sorted(named[id(p)] for p in decay["params"]) == [
         "0.alpha", "0.beta", "1.V", "1.alpha", "2.W", "4.weight"]
+    decay, _ = st.param_groups(model, 0.1, scale_vectors="decay_all")
+    assert {"2.a", "2.g"} <= {named[id(p)] for p in decay["params"]}
+    with pytest.raises(ValueError, match="scale_vectors"):
+        st.param_groups(model, 0.1, scale_vectors="some")
     with pytest.raises(ValueError, match="others"):
         st.param_groups(model, 0.1, others="some")
     with pytest.raises(ValueError, match="weight_decay"):

@@ -25,7 +25,6 @@ Double backward is not supported (the backward is the hand-derived one of the
 reference or the kernels).
 """
 
-import math
 import os
 
 import numpy
@@ -395,7 +394,7 @@ class SDDLinear(_SpecModule):
             self.alpha.fill_(self.alpha_init)
 
     def _init_matrix(self, name, value):
-        torch.nn.init.normal_(value, std=1.0 / math.sqrt(2.5 * self.d_in))
+        torch.nn.init.normal_(value, std=_scaleref.sdd_v_std(self.d_in))  # sdd::v_std
 
     def forward(self, x):
         return self._call((self.eps,), x, self.V, self.alpha)

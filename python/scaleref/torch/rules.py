@@ -2,6 +2,7 @@
 
 import torch
 
+from .. import _scaleref
 from . import _SpecModule, ops
 
 __all__ = ["param_groups", "init_", "rescale_", "OTHERS"]
@@ -11,18 +12,17 @@ __all__ = ["param_groups", "init_", "rescale_", "OTHERS"]
 #   "matrices": decay it when it has two or more dimensions (weights), not biases
 #               and norm gains (the usual convention of LLM training code).
 OTHERS = ("torch", "matrices")
-# How a scale vector is decayed (the scale-vector paper's policies; spec/scalevec.hpp):
-#   "iwd": Input-Norm vectors (g, r, u) decayed, Output-Norm ones (a) not (the paper's
-#          proposal); "decay_all"; "decay_none".
-SCALE_VECTOR_POLICIES = ("iwd", "decay_all", "decay_none")
+# How a scale vector is decayed (the scale-vector paper's policies, from the reference:
+# spec/scalevec.hpp's names, scalevec::decayed's rule): "iwd": Input-Norm vectors (g, r, u)
+# decayed, Output-Norm ones (a) not (the paper's proposal); "decay_all"; "decay_none".
+SCALE_VECTOR_POLICIES = tuple(_scaleref.scale_vector_policies())
 
 
 def _decayed(module, name, p, others, scale_vectors):
     if isinstance(module, _SpecModule):
-        decayed = module.decay_rules()[name][0]
-        if module._method == "scalevec" and name != "W" and scale_vectors != "iwd":
-            decayed = scale_vectors == "decay_all"
-        return decayed
+        if module._method == "scalevec" and name != "W":
+            return _scaleref.scale_vector_decayed(scale_vectors, name)
+        return module.decay_rules()[name][0]
     return True if others == "torch" else p.dim() >= 2
 
 
