@@ -107,7 +107,9 @@ struct State {
   std::uint32_t launch = 0, block_serial = 0, block_linear = 0, epoch = 0;
   std::vector<std::vector<unsigned>> collectives;  // per warp: the masks, in order
   bool running = false;
-  bool sampled = false;  // the launch runs some of its blocks only: no initcheck
+  bool sampled = false;                     // the launch runs some of its blocks only: no initcheck
+  StaticSharedBudget static_budget{0, ""};  // the static shared memory a block may declare
+  std::size_t block_static = 0;             // what the running block declared so far
 };
 
 State& state() {
@@ -379,9 +381,10 @@ void restore_written(const std::vector<memory::Span>& spans,
 }
 
 void begin_launch(const char* kernel, dim3 grid, dim3 block, void* dynamic_lo,
-                  std::size_t dynamic_bytes, bool sampled) {
+                  std::size_t dynamic_bytes, bool sampled, StaticSharedBudget static_budget) {
   State& s = state();
   s.kernel = kernel;
+  s.static_budget = std::move(static_budget);
   s.sampled = sampled;
   s.grid = grid;
   s.block = block;
@@ -400,6 +403,7 @@ void begin_block(std::uint32_t block_linear, unsigned threads) {
   s.block_linear = block_linear;
   s.epoch = 0;
   s.collectives.assign((threads + 31) / 32, {});
+  s.block_static = 0;
   s.running = true;
 }
 
@@ -427,6 +431,11 @@ void* shared_static(void* storage, std::size_t bytes) {
   Region& r = it->second;
   if (r.opened != s.block_serial) {  // the first thread of this block to get here
     r.opened = s.block_serial;
+    s.block_static += bytes;
+    if (s.block_static > s.static_budget.bytes)
+      fail(std::to_string(s.block_static) + " bytes of static shared memory declared, " +
+           "beside the dynamic: " + s.static_budget.why + " " +
+           std::to_string(s.static_budget.bytes) + " for it (a GPU refuses the launch)");
     memory::poison(storage, bytes);
     if (options().racecheck && r.cells.size() < (bytes + kGranule - 1) / kGranule)
       r.cells.resize((bytes + kGranule - 1) / kGranule);

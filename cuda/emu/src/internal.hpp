@@ -17,6 +17,17 @@ cudaError_t record_error(cudaError_t code, std::string detail);
 // The dynamic shared memory a launch of `kernel` may use without error
 // (cudaFuncSetAttribute's value, else the 48 KiB every kernel gets).
 std::size_t dynamic_shared_limit(const void* kernel);
+// The static shared memory a kernel may declare beside the dynamic bytes it
+// is launched with: a GPU counts both against one budget, the 48 KiB a
+// launch gets (static + dynamic), or, once the kernel opted in to A bytes of
+// dynamic shared memory, the 227 KiB one block may have (static + A). `why`
+// says which, for the message. Static shared memory is known only as the
+// kernel declares it (checks.cpp's shared_static checks it then).
+struct StaticSharedBudget {
+  std::size_t bytes;
+  std::string why;
+};
+StaticSharedBudget static_shared_budget(const void* kernel, std::size_t dynamic_bytes);
 
 // scheduler.cpp: where the process is, for a fault's message: "kernel K,
 // block (x, y, z), thread (x, y, z)", or "host code (no kernel running)".
@@ -46,8 +57,9 @@ std::string unwritten(const void* p, std::size_t bytes);
 // scheduler.cpp: each schedule of a launch, each block, each barrier passed,
 // each warp collective completed (the lanes of `mask` are ordered with one another).
 // A sampled launch (Options::sample_blocks) runs without initcheck.
+// `static_budget`: the static shared memory a block may declare (above).
 void begin_launch(const char* kernel, dim3 grid, dim3 block, void* dynamic_lo,
-                  std::size_t dynamic_bytes, bool sampled);
+                  std::size_t dynamic_bytes, bool sampled, StaticSharedBudget static_budget);
 void begin_block(std::uint32_t block_linear, unsigned threads);
 void end_block();
 void barrier();

@@ -129,6 +129,19 @@ std::size_t dynamic_shared_limit(const void* kernel) {
   return it == shared_limits().end() ? kDefaultShared : it->second;
 }
 
+StaticSharedBudget static_shared_budget(const void* kernel, std::size_t dynamic_bytes) {
+  const std::lock_guard lock(g_attr_mutex);
+  const auto it = shared_limits().find(kernel);
+  if (it == shared_limits().end())
+    return {dynamic_bytes <= kDefaultShared ? kDefaultShared - dynamic_bytes : 0,
+            std::to_string(dynamic_bytes) + " bytes of dynamic shared memory leave of the " +
+                std::to_string(kDefaultShared) + " a block gets without opting in"};
+  return {kOptInShared - it->second,
+          "cudaFuncSetAttribute(cudaFuncAttributeMaxDynamicSharedMemorySize, " +
+              std::to_string(it->second) + ") leaves of the " + std::to_string(kOptInShared) +
+              " one block may opt in to (a GPU refuses the attribute itself)"};
+}
+
 }  // namespace scaleref::emu
 
 using namespace scaleref::emu;

@@ -741,7 +741,8 @@ void run(const Launch& l) {
     }
     gridDim = g;
     blockDim = l.block;
-    checks::begin_launch(l.name, g, l.block, dynamic_shared_base(), l.shared_bytes, sampled);
+    checks::begin_launch(l.name, g, l.block, dynamic_shared_base(), l.shared_bytes, sampled,
+                         static_shared_budget(l.kernel, l.shared_bytes));
     const bool count = o.traffic && si == 0;
     if (count) traffic::begin_launch(l.name, g, l.block, l.shared_bytes, blocks, order.size());
     for (unsigned long long k : order) {
