@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -20,6 +21,7 @@
 
 #if defined(SCALEREF_CUDA_EMU)
 #include <scaleref/emu/launch.hpp>
+#include <scaleref/emu/traffic.hpp>
 #endif
 
 namespace {
@@ -311,8 +313,9 @@ TEST_F(CudaKernels, ForwardOutputsKeepTheirBitsWhereWideRowsAreKeptInSharedMemor
 // wherever each of the two sums lived. A sum zeroed, added to or copied out
 // at the wrong place breaks that (or the emulator's memcheck and initcheck
 // catch it). Rows of 65536 fp32 and 16384 fp64 split the sums on Hopper's
-// 227 KiB: 56063 fp32 or 28031 fp64 sums on chip, of 65536 (RMSNorm),
-// 131072 (LayerNorm, DyT), 196608 (SeeDNorm) or 32768, 32768, 49152; the
+// 227 KiB: about 56 thousand fp32 or 28 thousand fp64 sums on chip, of 65536
+// (RMSNorm), 131072 (LayerNorm, DyT), 196608 (SeeDNorm, AdaSeeDNorm) or
+// 32768, 32768, 49152; the
 // emulator's grid limit of 2 gives each block 2-3 rows to add. Each backward
 // also runs with its second pass back to front (below), which must change
 // no bit either.
@@ -338,11 +341,27 @@ void expect_periodic_gradients(std::int64_t n, std::int64_t d) {
   // Runs `call` (a backward), checks each output of d columns for its
   // period, and, on the emulator, runs the call again where the device
   // reports an L2 of 1 KiB, so that its second pass walks each row back to
-  // front (launch.hpp's backward_back_to_front): every output must keep its
-  // bits. (At these sizes the rows fit in an H100's L2: front to back.)
-  using Output = std::pair<const char*, const cuda::DeviceBuffer<T>*>;
-  const auto run = [&](const std::string& what, int heads, const auto& call,
-                       std::initializer_list<Output> outs) {
+  // front (launch.hpp's backward_back_to_front): every output, poisoned with
+  // NaN in between, must come back with the same bits. (At these sizes the
+  // rows fit in an H100's L2: front to back.) That the second call did walk
+  // back to front shows in the emulator's traffic counters: its backward
+  // kernel re-reads sectors at reuse distances under a quarter of a row
+  // segment's x and dy, which front to back, a whole pass apart, it does not.
+  using Output = std::pair<const char*, cuda::DeviceBuffer<T>*>;
+  const auto run = [&](const std::string& what, int heads, [[maybe_unused]] bool two_passes,
+                       const auto& call, std::initializer_list<Output> outs) {
+#if defined(SCALEREF_CUDA_EMU)
+    // the backward kernel's re-reads by reuse distance (bucket k: [2^k, 2^(k+1)) bytes)
+    const auto rereads = [] {
+      std::array<std::uint64_t, emu::kReuseBuckets> h{};
+      for (const emu::LaunchTraffic& t : emu::take_traffic())
+        if (t.kernel.find("backward_kernel") != std::string::npos)
+          for (int b = 0; b < emu::kReuseBuckets; ++b) h[b] += t.reread[b];
+      return h;
+    };
+    emu::options().traffic = true;
+    emu::take_traffic();
+#endif
     call();
     std::vector<std::vector<T>> front;
     for (const auto& [name, buf] : outs) {
@@ -351,14 +370,36 @@ void expect_periodic_gradients(std::int64_t n, std::int64_t d) {
         expect_periodic(front.back(), d, heads, what + " " + name);
     }
 #if defined(SCALEREF_CUDA_EMU)
+    const auto front_rereads = rereads();
     struct SmallL2 {
       int saved = emu::options().l2_bytes;
       SmallL2() { emu::options().l2_bytes = 1024; }
       ~SmallL2() { emu::options().l2_bytes = saved; }
     };
+    for (const auto& [name, buf] : outs)
+      buf->upload(std::vector<T>(buf->size(), std::numeric_limits<T>::quiet_NaN()));
     {
       const SmallL2 small;
       call();
+    }
+    const auto back_rereads = rereads();
+    emu::options().traffic = false;
+    if (two_passes) {
+      // front to back, a row's re-reads sit about one pass apart (the median bucket m);
+      // back to front they spread from next to nothing to two passes, a quarter or so
+      // of them under a quarter of a pass (buckets below m - 1)
+      std::uint64_t total = 0, seen = 0, front_near = 0, back_near = 0;
+      for (int b = 1; b < emu::kReuseBuckets; ++b) total += front_rereads[b];
+      int m = 1;
+      while (m < emu::kReuseBuckets && (seen += front_rereads[m]) * 2 < total) ++m;
+      for (int b = 1; b < m - 1; ++b) {
+        front_near += front_rereads[b];
+        back_near += back_rereads[b];
+      }
+      EXPECT_GT(back_near, 2 * front_near + total / 16)
+          << what << " (" << heads << " heads) " << sizeof(T) << "-byte: " << back_near << " and "
+          << front_near << " of " << total
+          << " re-reads under a quarter pass: no sign of a second pass back to front";
     }
     std::size_t k = 0;
     for (const auto& [name, buf] : outs) {
@@ -374,7 +415,7 @@ void expect_periodic_gradients(std::int64_t n, std::int64_t d) {
     const cuda::rmsnorm::Config c{1e-6, heads};
     cuda::rmsnorm::Cache<T> cache;
     cuda::rmsnorm::forward<T>({gamma.data()}, c, xv, yv, &cache);
-    run("rmsnorm", heads,
+    run("rmsnorm", heads, true,
         [&] {
           cuda::rmsnorm::backward<T>({gamma.data()}, c, cache, xv, dyv, dxv, {g1.data()}, ws);
         },
@@ -383,7 +424,7 @@ void expect_periodic_gradients(std::int64_t n, std::int64_t d) {
   {
     cuda::layernorm::Cache<T> cache;
     cuda::layernorm::forward<T>({gamma.data(), beta.data()}, {}, xv, yv, &cache);
-    run("layernorm", 1,
+    run("layernorm", 1, true,
         [&] {
           cuda::layernorm::backward<T>({gamma.data(), beta.data()}, {}, cache, xv, dyv, dxv,
                                        {g1.data(), g2.data()}, ws);
@@ -392,30 +433,54 @@ void expect_periodic_gradients(std::int64_t n, std::int64_t d) {
   }
   {
     const cuda::dyt::Params<T> p{scalar.data(), gamma.data(), beta.data()};
-    run("dyt", 1,
+    run("dyt", 1, false,
         [&] {
           cuda::dyt::backward<T>(p, xv, dyv, dxv, {dscalar.data(), g1.data(), g2.data()}, ws);
         },
         {{"dx", &dx}, {"dgamma", &g1}, {"dbeta", &g2}});
   }
-  for (int heads : {1, 4})
-    for (const auto form : {cuda::seednorm::AlphaForm::vector, cuda::seednorm::AlphaForm::scalar}) {
-      cuda::seednorm::Config c;
-      c.heads = heads;
-      c.alpha = form;
-      const bool vector = form == cuda::seednorm::AlphaForm::vector;
-      const cuda::seednorm::Params<T> p{vector ? alpha.data() : scalar.data(), beta.data(),
-                                        gamma.data()};
-      cuda::DeviceBuffer<T>& dalpha = vector ? g1 : dscalar;
-      cuda::seednorm::Cache<T> cache;
-      cuda::seednorm::forward<T>(p, c, xv, yv, &cache);
-      run(vector ? "seednorm" : "seednorm (scalar alpha)", heads,
-          [&] {
-            cuda::seednorm::backward<T>(p, c, cache, xv, dyv, dxv,
-                                        {dalpha.data(), g2.data(), g3.data()}, ws);
-          },
-          {{"dx", &dx}, {"dalpha", &dalpha}, {"dbeta", &g2}, {"dgamma", &g3}});
-    }
+  // SeeDNorm and AdaSeeDNorm (whose per-row conditions repeat like x)
+  const cuda::DeviceBuffer<T> gc(repeating<T>(n, d, 6, -0.3, 0.3)),
+      ec(repeating<T>(n, d, 7, -0.3, 0.3));
+  cuda::DeviceBuffer<T> dgc = zeros(n * d), dec = zeros(n * d);
+  const cuda::seednorm::Condition<T> cond{{gc.data(), n, d, d}, {ec.data(), n, d, d}};
+  for (const bool ada : {false, true})
+    for (int heads : {1, 4})
+      for (const auto form :
+           {cuda::seednorm::AlphaForm::vector, cuda::seednorm::AlphaForm::scalar}) {
+        cuda::seednorm::Config c;
+        c.heads = heads;
+        c.alpha = form;
+        const bool vector = form == cuda::seednorm::AlphaForm::vector;
+        const cuda::seednorm::Params<T> p{vector ? alpha.data() : scalar.data(), beta.data(),
+                                          ada ? nullptr : gamma.data()};
+        cuda::DeviceBuffer<T>& dalpha = vector ? g1 : dscalar;
+        const std::string what =
+            std::string(ada ? "adaseednorm" : "seednorm") + (vector ? "" : " (scalar alpha)");
+        cuda::seednorm::Cache<T> cache;
+        if (!ada) {
+          cuda::seednorm::forward<T>(p, c, xv, yv, &cache);
+          run(what, heads, true,
+              [&] {
+                cuda::seednorm::backward<T>(p, c, cache, xv, dyv, dxv,
+                                            {dalpha.data(), g2.data(), g3.data()}, ws);
+              },
+              {{"dx", &dx}, {"dalpha", &dalpha}, {"dbeta", &g2}, {"dgamma", &g3}});
+          continue;
+        }
+        cuda::seednorm::ada_forward<T>(p, c, cond, xv, yv, &cache);
+        run(what, heads, true,
+            [&] {
+              cuda::seednorm::ada_backward<T>(p, c, cond, cache, xv, dyv, dxv,
+                                              {dalpha.data(), g2.data(), nullptr},
+                                              {{dgc.data(), n, d, d}, {dec.data(), n, d, d}}, ws);
+            },
+            {{"dx", &dx},
+             {"dalpha", &dalpha},
+             {"dbeta", &g2},
+             {"dgamma_c", &dgc},
+             {"deta_c", &dec}});
+      }
 }
 
 TEST_F(CudaKernels, BackwardGradientsKeepTheirBitsWhereSumsAreSplitBetweenSharedAndGlobal) {
