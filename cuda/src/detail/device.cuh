@@ -355,16 +355,21 @@ const Dev<T>* dev(const T* p) {
   return reinterpret_cast<const Dev<T>*>(p);
 }
 
+// One attribute of the current device; an Error naming `where` if the
+// runtime cannot say.
+inline int device_attribute(const char* where, cudaDeviceAttr attr) {
+  int device = 0, value = 0;
+  cudaError_t e = cudaGetDevice(&device);
+  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&value, attr, device);
+  require(e == cudaSuccess, where, "cannot read device attribute ", static_cast<int>(attr), ": ",
+          cudaGetErrorString(e));
+  return value;
+}
+
 // The most blocks a grid may have along x on this device, for the launch
 // rules' max_blocks (launch.hpp): 2^31 - 1 on every CUDA GPU, fewer on the
 // emulator when told so (SCALEREF_EMU_MAX_GRID_X).
-inline i64 grid_limit(const char* where) {
-  int device = 0, limit = 0;
-  cudaError_t e = cudaGetDevice(&device);
-  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&limit, cudaDevAttrMaxGridDimX, device);
-  require(e == cudaSuccess, where, "cannot read the device's grid limit: ", cudaGetErrorString(e));
-  return limit;
-}
+inline i64 grid_limit(const char* where) { return device_attribute(where, cudaDevAttrMaxGridDimX); }
 
 // Runs f(std::integral_constant<int, V>{}) for the vector width V the host
 // picked: 1, or the 16-byte width of T.

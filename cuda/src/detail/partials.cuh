@@ -295,33 +295,7 @@ static_assert(32 * sizeof(ScratchRow<double>) <= kStaticSharedBytes);
 
 // Bytes of shared memory one block of the current device may opt in to.
 inline std::size_t opt_in_shared_bytes(const char* where) {
-  int device = 0, bytes = 0;
-  const cudaError_t e = cudaGetDevice(&device);
-  require(e == cudaSuccess, where, "cudaGetDevice failed: ", cudaGetErrorString(e));
-  const cudaError_t f =
-      cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
-  require(f == cudaSuccess, where, "cudaDeviceGetAttribute failed: ", cudaGetErrorString(f));
-  return static_cast<std::size_t>(bytes);
-}
-
-// What backward_back_to_front (launch.hpp) needs of the current device: its
-// SMs and its L2's bytes.
-struct DeviceCache {
-  i64 sms = 0;
-  std::size_t l2_bytes = 0;
-};
-inline DeviceCache device_cache(const char* where) {
-  int device = 0;
-  const cudaError_t e = cudaGetDevice(&device);
-  require(e == cudaSuccess, where, "cudaGetDevice failed: ", cudaGetErrorString(e));
-  const auto attribute = [&](cudaDeviceAttr a) {
-    int v = 0;
-    const cudaError_t f = cudaDeviceGetAttribute(&v, a, device);
-    require(f == cudaSuccess, where, "cudaDeviceGetAttribute failed: ", cudaGetErrorString(f));
-    return v;
-  };
-  return {attribute(cudaDevAttrMultiProcessorCount),
-          static_cast<std::size_t>(attribute(cudaDevAttrL2CacheSize))};
+  return static_cast<std::size_t>(device_attribute(where, cudaDevAttrMaxSharedMemoryPerBlockOptin));
 }
 
 // Where a backward call keeps its parameter-gradient sums: `count` per block
@@ -354,9 +328,10 @@ PartialPlan<A> plan_partials(const char* where, Workspace& ws, i64 blocks, i64 c
 template <class A>
 bool second_pass_back_to_front(const char* where, std::size_t row_bytes, const PartialPlan<A>& plan,
                                i64 blocks, int threads) {
-  const DeviceCache d = device_cache(where);
-  return backward_back_to_front(row_bytes, static_cast<std::size_t>(plan.in_global) * sizeof(A),
-                                blocks, threads, d.sms, d.l2_bytes);
+  return backward_back_to_front(
+      row_bytes, static_cast<std::size_t>(plan.in_global) * sizeof(A), blocks, threads,
+      device_attribute(where, cudaDevAttrMultiProcessorCount),
+      static_cast<std::size_t>(device_attribute(where, cudaDevAttrL2CacheSize)));
 }
 
 // Lets `kernel` launch with `smem` bytes of dynamic shared memory: beyond what
