@@ -226,13 +226,13 @@ inline Geometry backward_geometry(i64 rows, i64 width, int V, i64 max_blocks = k
 // finds every entry in L2 while the resident blocks' rows and sums fit, and
 // none once they do not; back to front, the entries read last come back
 // first, so part of them still does (the speed model at 1024 x 65536 and
-// 2048 x 16384: back to front took fp32 RMSNorm from 2.44x the minimum
-// bytes to 2.12x and fp64 SeeDNorm from 3.89x to 3.41x, where the rows do
-// not fit, and fp64 RMSNorm from 1.12x to 1.61x, bf16 RMSNorm from 1.50x to
-// 1.92x, where they do). The resident blocks: at most what registers allow
-// on `sms` SMs (a thread may take 64 of an SM's 65536 under the kernels'
-// __launch_bounds__). Each column's sum is its own, and the direction
-// changes no bit.
+// 2048 x 16384, run once with every second pass back to front: that took
+// fp32 RMSNorm from 2.44x the minimum bytes to 2.12x and fp64 SeeDNorm from
+// 3.89x to 3.41x, where the rows do not fit, and fp64 RMSNorm from 1.12x to
+// 1.61x, bf16 RMSNorm from 1.50x to 1.92x, where they do). The resident
+// blocks: at most what registers allow on `sms` SMs (a thread may take 64
+// of an SM's 65536 under the kernels' __launch_bounds__). Each column's sum
+// is its own, and the direction changes no bit.
 inline bool backward_back_to_front(std::size_t row_bytes, std::size_t global_sum_bytes, i64 blocks,
                                    int threads, i64 sms, std::size_t l2_bytes) {
   const i64 resident = std::min(blocks, sms * std::max(1, 1024 / threads));
