@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Run ON A GPU MACHINE: everything the CUDA issue asks of one.
-#   scripts/gpu_run.sh OUTDIR [check|bench|ncu|torch|all] [--quick]
+#   scripts/gpu_run.sh OUTDIR [check|bench|ncu|passes|torch|all] [--quick]
 # (a device call may run 10 minutes: `check` and `bench` fit one call each).
+# `torch` is `torch-build` (CPU only: it can run beside a GPU step) then
+# `torch-run`; `passes` is not part of `all`.
 # A lease is short (15 minutes of device time in all, the start included), so
 # the build can be made HERE and carried (scripts/gpu_build_here.sh), and every
 # step can be held to a deadline:
@@ -9,6 +11,12 @@
 #   SCALEREF_DEADLINE=T    epoch seconds: each step gets at most the time left
 #                          (a step with under 15 s left is skipped, and says so)
 #   SCALEREF_STEP_CAP=S    at most S seconds per step (default: no cap)
+#   SCALEREF_CHECK_ARGS=A  more arguments for cuda_check and the sanitizers'
+#                          runs of it (e.g. "--only norms": the kernels that
+#                          call no cuBLAS, whose GEMMs racecheck and initcheck
+#                          flag; see cuda/results/2026-11-27-nvidia-h200)
+#   SCALEREF_NCU_SHAPES=L  the shapes for Nsight Compute (default: the model's
+#                          four, "4096x4096 2048x16384 1024x65536 16x4096")
 # Builds the CUDA targets (SCALEREF_CUDA=ON; not the CPU emulator, which CI
 # runs everywhere), then writes into OUTDIR:
 #   env.txt        device (nvidia-smi), date, commit (SCALEREF_COMMIT or git)
@@ -23,6 +31,10 @@
 #   ncu.csv        Nsight Compute per fused kernel at the model's shapes
 #                  (issue 34): duration, DRAM bytes, global sectors and
 #                  requests, shared bank conflicts, occupancy; clocks as found
+#   passes_front.txt, passes_back.txt, passes_*.json
+#                  cuda_bench's backward at 1024 x 65536 and 2048 x 16384
+#                  with every second pass forced front to back, then back to
+#                  front (SCALEREF_SECOND_PASS): the direction rule measured
 #   torch_*.txt, torch_modules_*.json
 #                  scaleref.torch (issue 36), built here against the machine's
 #                  PyTorch: its tests on CUDA tensors, and each module's forward
@@ -42,8 +54,15 @@ build=${BUILD_DIR:-$root/build-gpu}
 
 prefix=()
 if compgen -G "$root/.deps/*.deb" >/dev/null; then
+  # once per machine, under a lock: a `torch-build` may run beside another step
   mkdir -p /tmp/deps
-  for f in "$root"/.deps/*.deb; do dpkg -x "$f" /tmp/deps; done
+  (
+    flock 9
+    if [[ ! -e /tmp/deps/.unpacked ]]; then
+      for f in "$root"/.deps/*.deb; do dpkg -x "$f" /tmp/deps; done
+      touch /tmp/deps/.unpacked
+    fi
+  ) 9>/tmp/deps.lock
   prefix=(-DCMAKE_PREFIX_PATH="/tmp/deps/usr;/tmp/deps/usr/lib/x86_64-linux-gnu/cmake"
     -DCMAKE_CXX_FLAGS="-isystem /tmp/deps/usr/include")
 fi
@@ -107,12 +126,13 @@ fi
 sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 quick_arg=()
 [[ $quick == --quick ]] && quick_arg=(--quick)
+read -ra check_args <<<"${SCALEREF_CHECK_ARGS:-}"
 if [[ $what == check || $what == all ]]; then
-  step cuda_check "$build/cuda/cuda_check" "${quick_arg[@]}"
-  step memcheck "$sanitizer" --tool memcheck --error-exitcode 1 "$build/cuda/cuda_check" --quick
-  step racecheck "$sanitizer" --tool racecheck --error-exitcode 1 "$build/cuda/cuda_check" --quick
-  step initcheck "$sanitizer" --tool initcheck --error-exitcode 1 "$build/cuda/cuda_check" --quick
-  step synccheck "$sanitizer" --tool synccheck --error-exitcode 1 "$build/cuda/cuda_check" --quick
+  step cuda_check "$build/cuda/cuda_check" "${quick_arg[@]}" "${check_args[@]}"
+  for tool in memcheck racecheck initcheck synccheck; do
+    step "$tool" "$sanitizer" --tool "$tool" --error-exitcode 1 "$build/cuda/cuda_check" --quick \
+      "${check_args[@]}"
+  done
   if [[ ${SCALEREF_PREBUILT:-0} == 1 ]]; then
     # ctest's PRE_TEST discovery needs this machine's CMake at the path it had
     # where it was built: run the test programs themselves, with ctest's seed.
@@ -145,20 +165,27 @@ if [[ $what == ncu || $what == all ]]; then
   metrics+=,sm__warps_active.avg.pct_of_peak_sustained_active,sm__maximum_warps_per_active_cycle_pct
   metrics+=,launch__registers_per_thread,launch__grid_size,launch__block_size,launch__waves_per_multiprocessor
   ncu_bin=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
-  for shape in 4096x4096 2048x16384 1024x65536 16x4096; do
+  for shape in ${SCALEREF_NCU_SHAPES:-4096x4096 2048x16384 1024x65536 16x4096}; do
     step "ncu_$shape" "$ncu_bin" --clock-control none --csv --metrics "$metrics" \
       -k 'regex:forward_kernel|backward_kernel|sum_partials' \
       "$build/cuda/cuda_bench" --shape "$shape" --no-sweep --dir fwd,bwd --reps 1 --warmup 0 \
       --op rmsnorm,layernorm,dyt,seednorm,seednorm_h16,sdd_epilogue
   done
 fi
-if [[ $what == torch || $what == all ]]; then
+if [[ $what == passes ]]; then
+  for pass in front back; do
+    step "passes_$pass" env SCALEREF_SECOND_PASS=$pass "$build/cuda/cuda_bench" \
+      --shape 1024x65536 --shape 2048x16384 --no-sweep --dir bwd --dtype all \
+      --op rmsnorm,layernorm,seednorm,seednorm_h16,sdd_epilogue --json "$out/passes_$pass.json"
+  done
+fi
+tb=${TORCH_BUILD_DIR:-$root/build-torch}
+if [[ $what == torch || $what == torch-build || $what == all ]]; then
   # scaleref.torch on CUDA tensors (issue 36): the torch extension and the Python module
   # built here against this machine's python3 and its PyTorch 2.x with CUDA (the CPU
   # machines have only Debian's CPU-only 1.13), then its tests on CUDA tensors (those of
   # the CPU targets run too; torch.compile included), the DDP test, and each module's
   # forward + backward against eager and compiled plain torch, as ratios.
-  tb=${TORCH_BUILD_DIR:-$root/build-torch}
   py=$(command -v python3)
   torch_prefix=$("$py" -c 'import torch; print(torch.utils.cmake_prefix_path)')
   pybind_dir=$("$py" -m pybind11 --cmakedir 2>/dev/null || true)
@@ -170,6 +197,9 @@ if [[ $what == torch || $what == all ]]; then
     ${prefix[@]:+"${prefix[1]}"}
   step torch_build cmake --build "$tb" --parallel "$(nproc)" --target scaleref_torch \
     scaleref_python
+fi
+if [[ $what == torch || $what == torch-run || $what == all ]]; then
+  py=$(command -v python3)
   step torch_tests env PYTHONPATH="$tb/python" OMP_NUM_THREADS=4 "$py" -m pytest -q -rs \
     -p no:cacheprovider "$root/python/tests/test_torch.py" \
     "$root/python/tests/test_torch_distributed.py"

@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <scaleref/cuda/blas.hpp>
@@ -339,14 +340,16 @@ void expect_periodic_gradients(std::int64_t n, std::int64_t d) {
   const Rows<T> yv{y.data(), n, d, d}, dxv{dx.data(), n, d, d};
   cuda::Workspace ws;
   // Runs `call` (a backward), checks each output of d columns for its
-  // period, and, on the emulator, runs the call again where the device
-  // reports an L2 of 1 KiB, so that its second pass walks each row back to
-  // front (launch.hpp's backward_back_to_front): every output, poisoned with
-  // NaN in between, must come back with the same bits. (At these sizes the
-  // rows fit in an H100's L2: front to back.) That the second call did walk
-  // back to front shows in the emulator's traffic counters: its backward
-  // kernel re-reads sectors at reuse distances under a quarter of a row
-  // segment's x and dy, which front to back, a whole pass apart, it does not.
+  // period, and runs the call again with its second pass walking each row
+  // back to front: every output, poisoned with NaN in between, must come back
+  // with the same bits. (At these sizes the rows fit in an H100's L2, and the
+  // rule, launch.hpp's backward_back_to_front, walks front to back.) On the
+  // emulator the device then reports an L2 of 1 KiB, so that the rule itself
+  // turns the pass around, and that it did shows in the emulator's traffic
+  // counters: the backward kernel re-reads sectors at reuse distances under a
+  // quarter of a row segment's x and dy, which front to back, a whole pass
+  // apart, it does not. On a GPU, SCALEREF_SECOND_PASS=back turns it around
+  // (launch.hpp's second_pass_override).
   using Output = std::pair<const char*, cuda::DeviceBuffer<T>*>;
   const auto run = [&](const std::string& what, int heads, [[maybe_unused]] bool two_passes,
                        const auto& call, std::initializer_list<Output> outs) {
@@ -369,6 +372,8 @@ void expect_periodic_gradients(std::int64_t n, std::int64_t d) {
       if (buf->size() >= static_cast<std::size_t>(d))
         expect_periodic(front.back(), d, heads, what + " " + name);
     }
+    for (const auto& [name, buf] : outs)
+      buf->upload(std::vector<T>(buf->size(), std::numeric_limits<T>::quiet_NaN()));
 #if defined(SCALEREF_CUDA_EMU)
     const auto front_rereads = rereads();
     struct SmallL2 {
@@ -376,8 +381,6 @@ void expect_periodic_gradients(std::int64_t n, std::int64_t d) {
       SmallL2() { emu::options().l2_bytes = 1024; }
       ~SmallL2() { emu::options().l2_bytes = saved; }
     };
-    for (const auto& [name, buf] : outs)
-      buf->upload(std::vector<T>(buf->size(), std::numeric_limits<T>::quiet_NaN()));
     {
       const SmallL2 small;
       call();
@@ -401,6 +404,24 @@ void expect_periodic_gradients(std::int64_t n, std::int64_t d) {
           << front_near << " of " << total
           << " re-reads under a quarter pass: no sign of a second pass back to front";
     }
+#else
+    {
+      // SCALEREF_SECOND_PASS=back for this call, then as it was
+      struct Back {
+        const bool had = std::getenv("SCALEREF_SECOND_PASS") != nullptr;
+        std::string saved = had ? std::getenv("SCALEREF_SECOND_PASS") : "";
+        Back() { setenv("SCALEREF_SECOND_PASS", "back", 1); }
+        ~Back() {
+          if (had)
+            setenv("SCALEREF_SECOND_PASS", saved.c_str(), 1);
+          else
+            unsetenv("SCALEREF_SECOND_PASS");
+        }
+      };
+      const Back back;
+      call();
+    }
+#endif
     std::size_t k = 0;
     for (const auto& [name, buf] : outs) {
       const std::vector<T> back = buf->download();
@@ -409,7 +430,6 @@ void expect_periodic_gradients(std::int64_t n, std::int64_t d) {
           << d << ": other bits back to front";
       ++k;
     }
-#endif
   };
   for (int heads : {1, 2}) {
     const cuda::rmsnorm::Config c{1e-6, heads};

@@ -5,6 +5,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "../cuda/src/detail/launch.hpp"
@@ -177,6 +180,44 @@ TEST(CudaLaunch, BackwardWalksBackToFrontOnlyWhereTheResidentRowsOverflowL2) {
   // the boundary: 132 blocks of exactly a 132th of L2 fit, one byte more does not
   EXPECT_FALSE(back(kL2 / 132, 0, 132, 1024));
   EXPECT_TRUE(back(kL2 / 132 + 1, 0, 132, 1024));
+}
+
+// SCALEREF_SECOND_PASS forces the direction (for measuring the rule on a
+// GPU); unset, empty or "rule" leaves it to the rule; anything else is refused.
+TEST(CudaLaunch, SecondPassDirectionCanBeForcedFromTheEnvironment) {
+  struct Restore {
+    std::string saved;
+    bool had;
+    Restore() : had(std::getenv("SCALEREF_SECOND_PASS") != nullptr) {
+      if (had) saved = std::getenv("SCALEREF_SECOND_PASS");
+    }
+    ~Restore() {
+      if (had)
+        setenv("SCALEREF_SECOND_PASS", saved.c_str(), 1);
+      else
+        unsetenv("SCALEREF_SECOND_PASS");
+    }
+  } restore;
+  using detail::SecondPass;
+  using scaleref::test::error_of;
+  using scaleref::test::mentions;
+  unsetenv("SCALEREF_SECOND_PASS");
+  EXPECT_EQ(detail::second_pass_override("here"), SecondPass::rule);
+  const std::pair<const char*, SecondPass> cases[] = {{"", SecondPass::rule},
+                                                      {"rule", SecondPass::rule},
+                                                      {"front", SecondPass::front_to_back},
+                                                      {"back", SecondPass::back_to_front}};
+  for (const auto& [value, expected] : cases) {
+    setenv("SCALEREF_SECOND_PASS", value, 1);
+    EXPECT_EQ(detail::second_pass_override("here"), expected) << "'" << value << "'";
+  }
+  for (const char* bad : {"Back", "back ", "reverse", "1"}) {
+    setenv("SCALEREF_SECOND_PASS", bad, 1);
+    const std::string e = error_of([] { detail::second_pass_override("rmsnorm::backward"); });
+    EXPECT_TRUE(mentions(e, "rmsnorm::backward: SCALEREF_SECOND_PASS must be front, back or rule"))
+        << e;
+    EXPECT_TRUE(mentions(e, std::string("got '") + bad + "'")) << e;
+  }
 }
 
 TEST(CudaLaunch, SumsNeverAskForMoreSharedMemoryThanTheDeviceGives) {

@@ -12,6 +12,8 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <initializer_list>
 #include <scaleref/cuda/types.hpp>
 #include <scaleref/error.hpp>
@@ -237,6 +239,21 @@ inline bool backward_back_to_front(std::size_t row_bytes, std::size_t global_sum
                                    int threads, i64 sms, std::size_t l2_bytes) {
   const i64 resident = std::min(blocks, sms * std::max(1, 1024 / threads));
   return static_cast<std::size_t>(resident) * (row_bytes + global_sum_bytes) > l2_bytes;
+}
+
+// Who decides the direction of every backward's second pass: the rule above,
+// or the environment variable SCALEREF_SECOND_PASS ("front" or "back"), which
+// forces one so that the rule can be measured against both on a GPU
+// (scripts/gpu_run.sh's `passes` step) and the back-to-front path tested
+// where the test's rows fit in L2. Unset, empty or "rule": the rule. Any
+// other value is an error naming `where`. Read at each call.
+enum class SecondPass { rule, front_to_back, back_to_front };
+inline SecondPass second_pass_override(const char* where) {
+  const char* v = std::getenv("SCALEREF_SECOND_PASS");
+  if (v == nullptr || *v == '\0' || std::strcmp(v, "rule") == 0) return SecondPass::rule;
+  if (std::strcmp(v, "front") == 0) return SecondPass::front_to_back;
+  if (std::strcmp(v, "back") == 0) return SecondPass::back_to_front;
+  fail(where, ": SCALEREF_SECOND_PASS must be front, back or rule (or unset), got '", v, "'");
 }
 
 // SeeDNorm's backward splits a row's heads over blockDim.y slices, each a

@@ -324,10 +324,13 @@ PartialPlan<A> plan_partials(const char* where, Workspace& ws, i64 blocks, i64 c
 }
 
 // Whether a backward's second pass walks back to front (launch.hpp's
-// backward_back_to_front) on the current device.
+// backward_back_to_front) on the current device, unless SCALEREF_SECOND_PASS
+// says which (launch.hpp's second_pass_override).
 template <class A>
 bool second_pass_back_to_front(const char* where, std::size_t row_bytes, const PartialPlan<A>& plan,
                                i64 blocks, int threads) {
+  const SecondPass forced = second_pass_override(where);
+  if (forced != SecondPass::rule) return forced == SecondPass::back_to_front;
   return backward_back_to_front(
       row_bytes, static_cast<std::size_t>(plan.in_global) * sizeof(A), blocks, threads,
       device_attribute(where, cudaDevAttrMultiProcessorCount),
