@@ -35,6 +35,7 @@
 #                  cuda_bench's backward at 1024 x 65536 and 2048 x 16384
 #                  with every second pass forced front to back, then back to
 #                  front (SCALEREF_SECOND_PASS): the direction rule measured
+#                  (cuda/bench/compare_runs.py sets the two side by side)
 #   torch_*.txt, torch_modules_*.json
 #                  scaleref.torch (issue 36), built here against the machine's
 #                  PyTorch: its tests on CUDA tensors, and each module's forward
@@ -67,9 +68,10 @@ if compgen -G "$root/.deps/*.deb" >/dev/null; then
     -DCMAKE_CXX_FLAGS="-isystem /tmp/deps/usr/include")
 fi
 
+commit=${SCALEREF_COMMIT:-$(git -C "$root" rev-parse HEAD 2>/dev/null || echo unknown)}
 {
   echo "date: $(date -u +%FT%TZ)"
-  echo "commit: ${SCALEREF_COMMIT:-$(git -C "$root" rev-parse HEAD 2>/dev/null || echo unknown)}"
+  echo "commit: $commit"
   nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem --format=csv
   nvcc --version | tail -1
 } >"$out/env.txt" 2>&1
@@ -176,7 +178,8 @@ if [[ $what == passes ]]; then
   for pass in front back; do
     step "passes_$pass" env SCALEREF_SECOND_PASS=$pass "$build/cuda/cuda_bench" \
       --shape 1024x65536 --shape 2048x16384 --no-sweep --dir bwd --dtype all \
-      --op rmsnorm,layernorm,seednorm,seednorm_h16,sdd_epilogue --json "$out/passes_$pass.json"
+      --op rmsnorm,layernorm,seednorm,seednorm_h16,sdd_epilogue --commit "$commit" \
+      --json "$out/passes_$pass.json"
   done
 fi
 tb=${TORCH_BUILD_DIR:-$root/build-torch}
