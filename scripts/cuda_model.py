@@ -397,6 +397,14 @@ def main():
                  [p[3]["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"] +
                   p[3]["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"] for p in pairs])):
             print(f"  {what:<30} {agree(model, hw):4d} of {n}")
+        # the wavefronts themselves, where the run recorded them (gpu_run.sh since
+        # 2026-11-27): which of the two conflict counts is off where they disagree
+        wave = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_"
+        waved = [p for p in pairs if wave + "ld.sum" in p[3]]
+        if waved:
+            model = [p[2]["wavefronts"] for p in waved]
+            hw = [p[3][wave + "ld.sum"] + p[3][wave + "st.sum"] for p in waved]
+            print(f"  {'shared wavefronts (ld+st)':<30} {agree(model, hw):4d} of {len(waved)}")
         timed = [c for c in cases if c["measured_us"]]
         ratios = sorted(c["measured_us"] / c["predicted_us"] for c in timed)
         dram = sorted(c["measured_dram_read_bytes"] / c["modelled_dram_read_bytes"] for c in timed)
