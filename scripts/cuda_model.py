@@ -304,6 +304,44 @@ def measured(ncu, shape, launch):
     return ncu.get((shape, launch["kernel"], tuple(launch["grid"]), tuple(launch["block"])))
 
 
+SHARED_WAVES = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_"
+SHARED_CONFLICTS = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_"
+
+
+def counter_agreement(pairs):
+    """[(what, launches agreeing within 1%, launches compared)] for the model's counts
+    against Nsight Compute's; pairs are (global load, global store, shared, measured) per
+    launch. The shared wavefronts themselves are compared where the run recorded them
+    (gpu_run.sh since 2026-11-27), which tells which conflict count is off where the
+    two disagree."""
+    def agree(model, hw):
+        return sum(1 for m, h in zip(model, hw) if abs(m - h) <= 0.01 * max(h, 1))
+
+    rows = []
+    for what, model, hw in (
+            ("global load requests", lambda p: p[0]["requests"],
+             lambda m: m["l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"]),
+            ("global load sectors", lambda p: p[0]["sectors"],
+             lambda m: m["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"]),
+            ("global store requests", lambda p: p[1]["requests"],
+             lambda m: m["l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"]),
+            ("global store sectors", lambda p: p[1]["sectors"],
+             lambda m: m["l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"]),
+            ("shared bank conflicts (ld+st)",
+             lambda p: p[2]["wavefronts"] - p[2]["min_wavefronts"],
+             lambda m: m[SHARED_CONFLICTS + "ld.sum"] + m[SHARED_CONFLICTS + "st.sum"])):
+        rows.append((what, agree([model(p) for p in pairs], [hw(p[3]) for p in pairs]),
+                     len(pairs)))
+    waved = [p for p in pairs
+             if SHARED_WAVES + "ld.sum" in p[3] and SHARED_WAVES + "st.sum" in p[3]]
+    if waved:
+        rows.append(("shared wavefronts (ld+st)",
+                     agree([p[2]["wavefronts"] for p in waved],
+                           [p[3][SHARED_WAVES + "ld.sum"] + p[3][SHARED_WAVES + "st.sum"]
+                            for p in waved]), len(waved)))
+    return rows
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--build", default="build")
@@ -379,32 +417,9 @@ def main():
     pairs = [(l["global_load"], l["global_store"], l["shared"], l["measured"])
              for c in cases for l in c["launches"] if "measured" in l]
     if pairs:
-        def agree(model, hw):
-            return sum(1 for m, h in zip(model, hw) if abs(m - h) <= 0.01 * max(h, 1))
-        n = len(pairs)
-        print(f"\nagainst Nsight Compute ({a.ncu}), {n} launches: counts within 1% of the hardware's:")
-        for what, model, hw in (
-                ("global load requests", [p[0]["requests"] for p in pairs],
-                 [p[3]["l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"] for p in pairs]),
-                ("global load sectors", [p[0]["sectors"] for p in pairs],
-                 [p[3]["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"] for p in pairs]),
-                ("global store requests", [p[1]["requests"] for p in pairs],
-                 [p[3]["l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"] for p in pairs]),
-                ("global store sectors", [p[1]["sectors"] for p in pairs],
-                 [p[3]["l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"] for p in pairs]),
-                ("shared bank conflicts (ld+st)",
-                 [p[2]["wavefronts"] - p[2]["min_wavefronts"] for p in pairs],
-                 [p[3]["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"] +
-                  p[3]["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"] for p in pairs])):
-            print(f"  {what:<30} {agree(model, hw):4d} of {n}")
-        # the wavefronts themselves, where the run recorded them (gpu_run.sh since
-        # 2026-11-27): which of the two conflict counts is off where they disagree
-        wave = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_"
-        waved = [p for p in pairs if wave + "ld.sum" in p[3]]
-        if waved:
-            model = [p[2]["wavefronts"] for p in waved]
-            hw = [p[3][wave + "ld.sum"] + p[3][wave + "st.sum"] for p in waved]
-            print(f"  {'shared wavefronts (ld+st)':<30} {agree(model, hw):4d} of {len(waved)}")
+        print(f"\nagainst Nsight Compute ({a.ncu}), {len(pairs)} launches: counts within 1% of the hardware's:")
+        for what, agreeing, compared in counter_agreement(pairs):
+            print(f"  {what:<30} {agreeing:4d} of {compared}")
         timed = [c for c in cases if c["measured_us"]]
         ratios = sorted(c["measured_us"] / c["predicted_us"] for c in timed)
         dram = sorted(c["measured_dram_read_bytes"] / c["modelled_dram_read_bytes"] for c in timed)

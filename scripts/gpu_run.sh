@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Run ON A GPU MACHINE: everything the CUDA issue asks of one.
-#   scripts/gpu_run.sh OUTDIR [check|bench|ncu|passes|torch|all] [--quick]
+#   scripts/gpu_run.sh OUTDIR [check|bench|ncu|passes|torch|torch-build|torch-run|all] [--quick]
 # (a device call may run 10 minutes: `check` and `bench` fit one call each).
 # `torch` is `torch-build` (CPU only: it can run beside a GPU step) then
 # `torch-run`; `passes` is not part of `all`.
@@ -12,14 +12,16 @@
 #                          (a step with under 15 s left is skipped, and says so)
 #   SCALEREF_STEP_CAP=S    at most S seconds per step (default: no cap)
 #   SCALEREF_CHECK_ARGS=A  more arguments for cuda_check and the sanitizers'
-#                          runs of it (e.g. "--only norms": the kernels that
-#                          call no cuBLAS, whose GEMMs racecheck and initcheck
-#                          flag; see cuda/results/2026-11-27-nvidia-h200)
+#                          runs of it (e.g. "--only norms --only rescale
+#                          --only init": the kernel families that call no
+#                          cuBLAS, whose GEMMs racecheck and initcheck flag;
+#                          see cuda/results/2026-11-27-nvidia-h200)
 #   SCALEREF_NCU_SHAPES=L  the shapes for Nsight Compute (default: the model's
 #                          four, "4096x4096 2048x16384 1024x65536 16x4096")
 # Builds the CUDA targets (SCALEREF_CUDA=ON; not the CPU emulator, which CI
 # runs everywhere), then writes into OUTDIR:
-#   env.txt        device (nvidia-smi), date, commit (SCALEREF_COMMIT or git)
+#   env.txt        device (nvidia-smi), date, commit (SCALEREF_COMMIT or git),
+#                  a section for each step run into OUTDIR
 #   cuda_check.txt every kernel x dtype x shape against the reference
 #   memcheck.txt, racecheck.txt, initcheck.txt, synccheck.txt
 #                  compute-sanitizer's four tools on cuda_check --quick (the
@@ -47,9 +49,18 @@
 # exits non-zero when any step failed.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-out=${1:?usage: scripts/gpu_run.sh OUTDIR [check|bench|ncu|torch|all] [--quick]}
+usage="usage: scripts/gpu_run.sh OUTDIR [check|bench|ncu|passes|torch|torch-build|torch-run|all] [--quick]"
+out=${1:?$usage}
 what=${2:-all}
 quick=${3:-}
+case $what in
+  check | bench | ncu | passes | torch | torch-build | torch-run | all) ;;
+  *) echo "gpu_run.sh: unknown step '$what'; $usage" >&2; exit 2 ;;
+esac
+case $quick in
+  "" | --quick) ;;
+  *) echo "gpu_run.sh: unknown option '$quick'; $usage" >&2; exit 2 ;;
+esac
 mkdir -p "$out"
 build=${BUILD_DIR:-$root/build-gpu}
 
@@ -60,8 +71,9 @@ if compgen -G "$root/.deps/*.deb" >/dev/null; then
   (
     flock 9
     if [[ ! -e /tmp/deps/.unpacked ]]; then
-      for f in "$root"/.deps/*.deb; do dpkg -x "$f" /tmp/deps; done
-      touch /tmp/deps/.unpacked
+      ok=1
+      for f in "$root"/.deps/*.deb; do dpkg -x "$f" /tmp/deps || ok=0; done
+      ((ok)) && touch /tmp/deps/.unpacked
     fi
   ) 9>/tmp/deps.lock
   prefix=(-DCMAKE_PREFIX_PATH="/tmp/deps/usr;/tmp/deps/usr/lib/x86_64-linux-gnu/cmake"
@@ -69,13 +81,13 @@ if compgen -G "$root/.deps/*.deb" >/dev/null; then
 fi
 
 commit=${SCALEREF_COMMIT:-$(git -C "$root" rev-parse HEAD 2>/dev/null || echo unknown)}
-{
+{  # appended: several steps may share an OUTDIR
+  echo "== gpu_run.sh $what $quick"
   echo "date: $(date -u +%FT%TZ)"
   echo "commit: $commit"
   nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem --format=csv
   nvcc --version | tail -1
-} >"$out/env.txt" 2>&1
-cat "$out/env.txt"
+} 2>&1 | tee -a "$out/env.txt"
 
 status=0
 deadline=${SCALEREF_DEADLINE:-}
@@ -111,7 +123,8 @@ if [[ ${SCALEREF_PREBUILT:-0} == 1 ]]; then
   # the source folder that path here too, for anything that reads it.
   src=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$build/CMakeCache.txt")
   if [[ -n $src && $src != "$root" && ! -e $src ]]; then
-    mkdir -p "$(dirname "$src")" && ln -s "$root" "$src"
+    # (a step beside this one may have made it first)
+    mkdir -p "$(dirname "$src")" && { ln -s "$root" "$src" 2>/dev/null || [[ -e $src ]]; }
   fi
   echo "prebuilt: $build (built at $src)" | tee -a "$out/status.txt"
 else

@@ -17,6 +17,7 @@
 #include <scaleref/cuda/rmsnorm.hpp>
 #include <scaleref/cuda/seednorm.hpp>
 #include <scaleref/norm/rmsnorm.hpp>
+#include <string>
 
 #include "error_support.hpp"
 
@@ -320,6 +321,32 @@ TEST_F(CudaKernels, ForwardOutputsKeepTheirBitsWhereWideRowsAreKeptInSharedMemor
 // emulator's grid limit of 2 gives each block 2-3 rows to add. Each backward
 // also runs with its second pass back to front (below), which must change
 // no bit either.
+// SCALEREF_SECOND_PASS set to `value` (unset for nullptr: the rule decides)
+// while it lives, then as it was.
+class SecondPassSetting {
+ public:
+  explicit SecondPassSetting(const char* value)
+      : had_(std::getenv(kName) != nullptr), saved_(had_ ? std::getenv(kName) : "") {
+    if (value)
+      setenv(kName, value, 1);
+    else
+      unsetenv(kName);
+  }
+  ~SecondPassSetting() {
+    if (had_)
+      setenv(kName, saved_.c_str(), 1);
+    else
+      unsetenv(kName);
+  }
+  SecondPassSetting(const SecondPassSetting&) = delete;
+  SecondPassSetting& operator=(const SecondPassSetting&) = delete;
+
+ private:
+  static constexpr const char* kName = "SCALEREF_SECOND_PASS";
+  bool had_;
+  std::string saved_;
+};
+
 template <class T>
 void expect_periodic_gradients(std::int64_t n, std::int64_t d) {
 #if defined(SCALEREF_CUDA_EMU)
@@ -342,14 +369,15 @@ void expect_periodic_gradients(std::int64_t n, std::int64_t d) {
   // Runs `call` (a backward), checks each output of d columns for its
   // period, and runs the call again with its second pass walking each row
   // back to front: every output, poisoned with NaN in between, must come back
-  // with the same bits. (At these sizes the rows fit in an H100's L2, and the
-  // rule, launch.hpp's backward_back_to_front, walks front to back.) On the
-  // emulator the device then reports an L2 of 1 KiB, so that the rule itself
-  // turns the pass around, and that it did shows in the emulator's traffic
+  // with the same bits. The first call walks front to back
+  // (SCALEREF_SECOND_PASS=front, launch.hpp's second_pass_override, whatever
+  // the caller's environment or the device's L2 say). On the emulator the
+  // second call leaves the direction to the rule (backward_back_to_front)
+  // with the device reporting an L2 of 1 KiB, so that the rule itself turns
+  // the pass around, and that it did shows in the emulator's traffic
   // counters: the backward kernel re-reads sectors at reuse distances under a
   // quarter of a row segment's x and dy, which front to back, a whole pass
-  // apart, it does not. On a GPU, SCALEREF_SECOND_PASS=back turns it around
-  // (launch.hpp's second_pass_override).
+  // apart, it does not. On a GPU, SCALEREF_SECOND_PASS=back turns it around.
   using Output = std::pair<const char*, cuda::DeviceBuffer<T>*>;
   const auto run = [&](const std::string& what, int heads, [[maybe_unused]] bool two_passes,
                        const auto& call, std::initializer_list<Output> outs) {
@@ -365,7 +393,10 @@ void expect_periodic_gradients(std::int64_t n, std::int64_t d) {
     emu::options().traffic = true;
     emu::take_traffic();
 #endif
-    call();
+    {
+      const SecondPassSetting front_to_back("front");
+      call();
+    }
     std::vector<std::vector<T>> front;
     for (const auto& [name, buf] : outs) {
       front.push_back(buf->download());
@@ -383,6 +414,7 @@ void expect_periodic_gradients(std::int64_t n, std::int64_t d) {
     };
     {
       const SmallL2 small;
+      const SecondPassSetting rule(nullptr);
       call();
     }
     const auto back_rereads = rereads();
@@ -406,19 +438,7 @@ void expect_periodic_gradients(std::int64_t n, std::int64_t d) {
     }
 #else
     {
-      // SCALEREF_SECOND_PASS=back for this call, then as it was
-      struct Back {
-        const bool had = std::getenv("SCALEREF_SECOND_PASS") != nullptr;
-        std::string saved = had ? std::getenv("SCALEREF_SECOND_PASS") : "";
-        Back() { setenv("SCALEREF_SECOND_PASS", "back", 1); }
-        ~Back() {
-          if (had)
-            setenv("SCALEREF_SECOND_PASS", saved.c_str(), 1);
-          else
-            unsetenv("SCALEREF_SECOND_PASS");
-        }
-      };
-      const Back back;
+      const SecondPassSetting back_to_front("back");
       call();
     }
 #endif

@@ -216,3 +216,40 @@ def test_the_forward_kernels_counts_are_the_hardwares():
                 assert mine == pytest.approx(hw[theirs], rel=0.01), (c["op"], theirs)
             compared += 1
     assert compared == 5
+
+
+def test_the_counts_are_compared_with_nsight_computes_wavefronts_where_recorded():
+    # three launches: the first with the shared wavefronts recorded (2 of them
+    # over the model's, the hardware's conflicts), the second from a run before
+    # gpu_run.sh recorded them (its conflicts alone), the third with only the
+    # loads' wavefronts (and 1.5x the model's global requests)
+    wave, conf = cuda_model.SHARED_WAVES, cuda_model.SHARED_CONFLICTS
+
+    def hw(requests, conflicts, waves=None):
+        m = {"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum": requests,
+             "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum": 4 * requests,
+             "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum": requests,
+             "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum": 4 * requests,
+             conf + "ld.sum": conflicts, conf + "st.sum": 0}
+        if waves is not None:
+            m[wave + "ld.sum"], m[wave + "st.sum"] = waves
+        return m
+
+    access = {"requests": 100, "sectors": 400}
+    shared = {"wavefronts": 50, "min_wavefronts": 50}
+    loads_only = hw(150, 0)
+    loads_only[wave + "ld.sum"] = 50
+    pairs = [(access, access, shared, hw(100, 2, (30, 22))),
+             (access, access, shared, hw(100, 0)),
+             (access, access, shared, loads_only)]
+    rows = {what: (agreeing, n) for what, agreeing, n in cuda_model.counter_agreement(pairs)}
+    assert rows["global load requests"] == (2, 3)
+    assert rows["global store sectors"] == (2, 3)
+    assert rows["shared bank conflicts (ld+st)"] == (2, 3)
+    assert rows["shared wavefronts (ld+st)"] == (0, 1)  # 52 against the model's 50
+    pairs[0][3][wave + "ld.sum"] = 28
+    assert dict((w, (a, n)) for w, a, n in cuda_model.counter_agreement(pairs))[
+        "shared wavefronts (ld+st)"] == (1, 1)
+    # a run without the wavefronts: no such row
+    assert "shared wavefronts (ld+st)" not in {
+        w for w, _, _ in cuda_model.counter_agreement(pairs[1:2])}
