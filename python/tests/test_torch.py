@@ -38,6 +38,10 @@ U = 2.0**-53
 HAS_EMU = os.path.exists(os.path.join(os.path.dirname(st.__file__), "libscaleref_torch_emu.so"))
 HAS_CUDA = torch.cuda.is_available() and st.has_cuda_kernels()
 TARGETS = ["default"] + (["emu"] if HAS_EMU else []) + (["cuda"] if HAS_CUDA else [])
+# A module called with other parameter values: torch.func's (2.0+; torch 2.x deprecates
+# the older name, which torch 1.13 alone has).
+functional_call = (torch.func.functional_call if hasattr(torch, "func")
+                   else torch.nn.utils.stateless.functional_call)
 
 
 def _backend(target):
@@ -140,7 +144,7 @@ def test_gradcheck_float64(case, target):
 
     def f(x, *rest):
         values = dict(zip(names, rest[: len(names)]))
-        return torch.nn.utils.stateless.functional_call(module, values, (x, *rest[len(names):]))
+        return functional_call(module, values, (x, *rest[len(names):]))
 
     # eps 1e-6, atol 1e-5: central differences of a smooth function with O(1) second
     # derivatives err by ~eps^2 + u / eps ~ 1e-10; hardtanh's kink is kept away (|z| < 1 here).
@@ -302,7 +306,7 @@ def test_backward_with_non_contiguous_input_and_parameter(target):
     v = torch.nn.Parameter(m.V.detach().t().contiguous().t())  # V's values, strides (1, 5)
     assert not x.is_contiguous() and not v.is_contiguous()
     dy = _rand(N, 5, seed=13, device=device)
-    y = torch.nn.utils.stateless.functional_call(m, {"V": v, "alpha": m.alpha}, (x,))
+    y = functional_call(m, {"V": v, "alpha": m.alpha}, (x,))
     grads = torch.autograd.grad(y, (x, v), dy)
     xc = x.detach().contiguous().requires_grad_()
     yc = m(xc)
