@@ -28,7 +28,8 @@
 #                  emulator's own checks are compared with them in cuda/README.md)
 #   ctest_gpu.txt  the gpu-labelled tests
 #   sass.txt.gz    cuobjdump -sass of the kernels (the machine code the
-#                  FMA and vector-width questions need; not on the CPU machines)
+#                  FMA and vector-width questions need; not on the CPU machines),
+#                  and sass_check.txt, scripts/cuda_sass.py's check of it
 #   bench/         scripts/bench_cuda.sh's JSON and report
 #   ncu.csv        Nsight Compute per fused kernel at the model's shapes
 #                  (issue 34): duration, DRAM bytes, global sectors and
@@ -159,6 +160,8 @@ if [[ $what == check || $what == all ]]; then
   fi
   step sass bash -c "cuobjdump -sass '$build/cuda/cuda_check' | gzip -9 >'$out/sass.txt.gz' &&
     zcat '$out/sass.txt.gz' | grep -c 'Function :'"
+  # 128-bit global accesses on every vector path, no local memory, in the machine code
+  step sass_check python3 "$root/scripts/cuda_sass.py" "$out/sass.txt.gz"
 fi
 if [[ $what == bench || $what == all ]]; then
   step bench env CUDA_BENCH="$build/cuda/cuda_bench" bash "$root/scripts/bench_cuda.sh" \
