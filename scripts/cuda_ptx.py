@@ -158,20 +158,26 @@ def main():
         return 2
     with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(2) as pool:
         ptxs = list(pool.map(lambda e: ptx_of(e, tmp), cmds))
+    return report("cuda_ptx", "kernel entries", (e for ptx in ptxs for e in entries(ptx)),
+                  check, a.list)
+
+
+def report(tool, unit, items, check_one, listing):
+    """Runs check_one (a check above, or cuda_sass.py's) on every (mangled name, body);
+    prints the findings and a summary, and with `listing` every vector path's 128-bit
+    load and store counts. The exit status: 1 when there is a finding, else 0."""
     findings, vectored, total = [], 0, 0
-    for ptx in ptxs:
-        got = list(entries(ptx))
-        for mangled, body in got:
-            name = cuda_resources.readable(mangled)
-            total += 1
-            out, vw, loads, stores = check(name, body)
-            vectored += bool(vw)
-            findings += out
-            if a.list and vw:
-                print(f"{name}: {loads} 128-bit loads, {stores} 128-bit stores")
+    for mangled, body in items:
+        name = cuda_resources.readable(mangled)
+        total += 1
+        out, vw, loads, stores = check_one(name, body)
+        vectored += bool(vw)
+        findings += out
+        if listing and vw:
+            print(f"{name}: {loads} 128-bit loads, {stores} 128-bit stores")
     for f in findings:
         print(f)
-    print(f"cuda_ptx: {total} kernel entries, {vectored} with a 16-byte vector path; "
+    print(f"{tool}: {total} {unit}, {vectored} with a 16-byte vector path; "
           f"{len(findings)} findings")
     return 1 if findings else 0
 

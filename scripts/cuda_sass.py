@@ -14,7 +14,7 @@ it checks that the kernel issues 128-bit global loads (LDG...128) and
 128-bit global stores (STG...128); and, for every function, that none
 touches local memory (LDL, STL: a spill or a local array). Prints one line
 per finding; exits 1 when there is any, 2 when the file holds no function.
---list prints every function with its 128-bit load and store counts.
+--list prints every vector path with its 128-bit load and store counts.
 """
 import argparse
 import gzip
@@ -24,7 +24,6 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cuda_ptx  # noqa: E402
-import cuda_resources  # noqa: E402
 
 FUNCTION = re.compile(r"^\s*Function\s*:\s*(\S+)\s*$", re.M)
 LOAD128 = re.compile(r"\bLDG(?:\.[A-Z0-9_]+)*\.128\b")
@@ -68,19 +67,7 @@ def main(argv=None):
     if not found:
         print(f"cuda_sass: no function in {a.sass}", file=sys.stderr)
         return 2
-    findings, vectored = [], 0
-    for mangled, body in found:
-        name = cuda_resources.readable(mangled)
-        out, vw, loads, stores = check(name, body)
-        vectored += bool(vw)
-        findings += out
-        if a.list:
-            print(f"{name}: {loads} 128-bit loads, {stores} 128-bit stores")
-    for f in findings:
-        print(f)
-    print(f"cuda_sass: {len(found)} functions, {vectored} with a 16-byte vector path; "
-          f"{len(findings)} findings")
-    return 1 if findings else 0
+    return cuda_ptx.report("cuda_sass", "functions", found, check, a.list)
 
 
 if __name__ == "__main__":
