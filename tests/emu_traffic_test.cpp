@@ -10,6 +10,7 @@
 #include <scaleref/cuda/kernel.hpp>
 #include <scaleref/emu/launch.hpp>
 #include <scaleref/emu/traffic.hpp>
+#include <tuple>
 #include <vector>
 
 #include "detail/partials.cuh"
@@ -171,6 +172,40 @@ TEST(EmuTraffic, VectorAccessesAndOwnedRuns) {
   EXPECT_EQ(s.min_wavefronts, 8u);  // each 128 bytes
   EXPECT_EQ(s.wavefronts, 64u);     // lanes 8 words apart: 4 banks, 8 words each
   EXPECT_EQ(s.worst_degree, 8);
+}
+
+// 8-byte accesses go in two phases of 16 lanes (16-byte ones in four of 8),
+// each with its own bank conflicts (cuda/results/2026-11-27b-nvidia-h200:
+// fp64 sum_partials took the wavefronts of two conflicted half-warps). The
+// pattern: lane l = 16 h + k reads double (k / 8) 16 + 8 h + k mod 8, so
+// half-warp 0 reads doubles 0-7 and 16-23 (banks 0-15, twice each) and
+// half-warp 1 doubles 8-15 and 24-31 (banks 16-31, twice): 2 wavefronts a
+// half, 4 in all, where the whole warp's busiest bank holds 2 words. Its
+// twin, double l for lane l: 1 a half, 2 in all. A double every lane reads
+// (8 bytes: one wavefront's worth) is one broadcast wavefront.
+__global__ void half_warp_shared(DevPtr<double> out, int pattern) {
+  SCALEREF_SHARED(double, s, 32);
+  const int lane = threadIdx.x, h = lane / 16, k = lane % 16;
+  const int i = pattern == 0 ? lane : pattern == 1 ? (k / 8) * 16 + h * 8 + k % 8 : 0;
+  st(s + lane, double(lane));
+  __syncthreads();
+  st(out + lane, ld(s + i));
+}
+
+TEST(EmuTraffic, WideAccessesConflictWithinTheirPhase) {
+  Device<double> out(32);
+  Counting on;
+  for (const auto& [pattern, least, waves] :
+       {std::tuple{0, 2u, 2u}, std::tuple{1, 2u, 4u}, std::tuple{2, 1u, 1u}}) {
+    launch<half_warp_shared>(1, 32, 0, nullptr, out.p, pattern);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    const emu::LaunchTraffic t = only_launch();
+    const Totals load = totals(t, true, false), store = totals(t, true, true);
+    EXPECT_EQ(store.wavefronts, 2u);  // double l for lane l
+    EXPECT_EQ(load.requests, 1u);
+    EXPECT_EQ(load.min_wavefronts, least) << "pattern " << pattern;
+    EXPECT_EQ(load.wavefronts, waves) << "pattern " << pattern;
+  }
 }
 
 // Two passes over a row: the second re-reads each sector after the block

@@ -35,6 +35,7 @@ struct RequestKeyHash {
 struct Piece {
   std::uintptr_t address;
   std::uint32_t bytes;
+  std::uint32_t lane;  // the thread's lane in its warp
 };
 
 struct State {
@@ -110,18 +111,31 @@ void close_request(State& s, const RequestKey& key, std::vector<Piece>& pieces) 
     t.min_sectors += (bytes + 31) / 32;
     return;
   }
-  // shared: distinct 4-byte words per bank
-  std::array<std::uint32_t, 32> per_bank{};
-  std::uintptr_t last = ~std::uintptr_t{0};
-  for (const auto& [lo, hi] : rs)
-    for (std::uintptr_t w = lo >> 2; w <= (hi - 1) >> 2; ++w)
-      if (w != last) {
-        ++per_bank[w % 32];
-        last = w;
-      }
+  // shared: the lanes go in phases of 128 bytes' worth of their widest access
+  // (32 lanes of 4 bytes, 16 of 8, 8 of 16); each phase takes the most
+  // distinct 4-byte words it touches in any one bank
   const std::uint64_t least = std::max<std::uint64_t>(1, (bytes + 127) / 128);
-  const std::uint64_t waves =
-      std::max<std::uint64_t>(least, *std::max_element(per_bank.begin(), per_bank.end()));
+  std::uint32_t widest = 0;
+  for (const Piece& p : pieces) widest = std::max(widest, p.bytes);
+  const std::uint32_t phase_lanes =
+      least == 1 ? 32 : 32 / std::clamp<std::uint32_t>(widest / 4, 1, 8);
+  std::uint64_t waves = 0;
+  for (std::uint32_t first = 0; first < 32; first += phase_lanes) {
+    std::vector<Piece> phase;
+    for (const Piece& p : pieces)
+      if (p.lane >= first && p.lane < first + phase_lanes) phase.push_back(p);
+    if (phase.empty()) continue;
+    std::array<std::uint32_t, 32> per_bank{};
+    std::uintptr_t last = ~std::uintptr_t{0};
+    for (const auto& [lo, hi] : ranges(phase))
+      for (std::uintptr_t w = lo >> 2; w <= (hi - 1) >> 2; ++w)
+        if (w != last) {
+          ++per_bank[w % 32];
+          last = w;
+        }
+    waves += *std::max_element(per_bank.begin(), per_bank.end());
+  }
+  waves = std::max(waves, least);
   t.wavefronts += waves;
   t.min_wavefronts += least;
   t.worst_degree = std::max(t.worst_degree, double(waves) / double(least));
@@ -179,7 +193,7 @@ void access(const void* p, std::size_t n, bool shared, bool store, std::uint32_t
   const std::uint32_t occurrence = s.occurrences[(std::uint64_t(thread) << 32) | id]++;
   const auto address = reinterpret_cast<std::uintptr_t>(p);
   s.requests[{thread / 32u, id, occurrence, shared, store}].push_back(
-      {address, static_cast<std::uint32_t>(n)});
+      {address, static_cast<std::uint32_t>(n), thread % 32u});
   if (shared) return;
   // The block's time: this thread's progress times the block's threads (the
   // threads of a block advance together, as warps in lockstep do), so that a

@@ -14,11 +14,19 @@
 // that could hold its distinct bytes (ceil(bytes / 32)): their ratio is the
 // coalescing efficiency.
 //
-// Shared memory: 32 banks of 4 bytes. A request's wavefronts are the most
-// distinct 4-byte words it touches in any one bank, and at least its
+// Shared memory: 32 banks of 4 bytes. A request's lanes go in phases of
+// 128 bytes' worth of their widest access (one phase of 32 lanes for 4-byte
+// accesses, two of 16 for 8-byte, four of 8 for 16-byte), and each phase
+// takes the most distinct 4-byte words it touches in any one bank; a
+// request's wavefronts are the sum over its phases, and at least its
 // distinct bytes / 128 (a 16-byte access per lane moves 512 bytes: 4
 // wavefronts with no conflict); its conflict degree is wavefronts over that
-// least number. Lanes reading the same word are one access (a broadcast).
+// least number. Lanes reading the same word are one access (a broadcast),
+// and a request of at most 128 distinct bytes is one phase (a double every
+// lane reads is one wavefront). The phases came from an H200's counts
+// (cuda/results/2026-11-27b-nvidia-h200/ncu: fp64 sum_partials' transposed
+// tiles took the wavefronts of two half-warps, each 2-way, where the whole
+// warp's busiest bank holds 2 words).
 //
 // DRAM (the cache model). A sector's first touch in a launch is read from
 // DRAM (reads) and every sector written is written back once (writes); a
