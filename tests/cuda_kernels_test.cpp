@@ -7,7 +7,6 @@
 
 #include <array>
 #include <cmath>
-#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <scaleref/cuda/blas.hpp>
@@ -19,6 +18,7 @@
 #include <scaleref/norm/rmsnorm.hpp>
 #include <string>
 
+#include "env_support.hpp"
 #include "error_support.hpp"
 
 #if defined(SCALEREF_CUDA_EMU)
@@ -321,30 +321,9 @@ TEST_F(CudaKernels, ForwardOutputsKeepTheirBitsWhereWideRowsAreKeptInSharedMemor
 // emulator's grid limit of 2 gives each block 2-3 rows to add. Each backward
 // also runs with its second pass back to front (below), which must change
 // no bit either.
-// SCALEREF_SECOND_PASS set to `value` (unset for nullptr: the rule decides)
-// while it lives, then as it was.
-class SecondPassSetting {
- public:
-  explicit SecondPassSetting(const char* value)
-      : had_(std::getenv(kName) != nullptr), saved_(had_ ? std::getenv(kName) : "") {
-    if (value)
-      setenv(kName, value, 1);
-    else
-      unsetenv(kName);
-  }
-  ~SecondPassSetting() {
-    if (had_)
-      setenv(kName, saved_.c_str(), 1);
-    else
-      unsetenv(kName);
-  }
-  SecondPassSetting(const SecondPassSetting&) = delete;
-  SecondPassSetting& operator=(const SecondPassSetting&) = delete;
-
- private:
-  static constexpr const char* kName = "SCALEREF_SECOND_PASS";
-  bool had_;
-  std::string saved_;
+// SCALEREF_SECOND_PASS for one call: "front", "back", or nullptr (the rule).
+struct SecondPassSetting : scaleref::test::ScopedEnv {
+  explicit SecondPassSetting(const char* value) : ScopedEnv("SCALEREF_SECOND_PASS", value) {}
 };
 
 template <class T>

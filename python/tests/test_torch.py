@@ -270,7 +270,6 @@ def _ulps_apart(a, b):
     return (ordered(a) - ordered(b)).abs()
 
 
-
 def test_ulps_apart_counts_representable_values_between():
     """_ulps_apart: 0 for equal values (and for -0 against +0), 1 for neighbours, across zero
     the steps on both sides, in float32 and in bfloat16 (whose neighbours of 1 are 2^-7 and
@@ -285,6 +284,7 @@ def test_ulps_apart_counts_representable_values_between():
     b = torch.tensor([1.0, 1.0, -1.0], dtype=torch.bfloat16)
     c = torch.tensor([1.0 + 2.0**-7, 1.0 + 2.0**-6, -1.0 + 2.0**-8], dtype=torch.bfloat16)
     assert _ulps_apart(b, c).tolist() == [1, 2, 1]
+
 
 @pytest.mark.parametrize("target", TARGETS)
 def test_leading_dimensions_and_non_contiguous_input(target):

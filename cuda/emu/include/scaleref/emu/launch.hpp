@@ -60,7 +60,7 @@ struct Options {
   // cudaDevAttrMaxGridDimX reports it: lower it to make grid-stride loops
   // stride at small sizes. An H100's is 2^31 - 1.
   unsigned max_grid_x = 2147483647u;
-  // cudaDevAttrL2CacheSize reports it (an H100's and H200's: 50 MiB): lower
+  // cudaDevAttrL2CacheSize reports it (an H100's: 50 MiB; an H200 reports 60): lower
   // it to make a host rule that depends on it take its other branch at small
   // sizes (the backward's second-pass direction, cuda/src/detail/launch.hpp).
   int l2_bytes = 50 * 1024 * 1024;
