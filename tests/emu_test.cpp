@@ -758,6 +758,130 @@ TEST(EmuBarriers, ExitedThreadsAndDifferentBarriersAndMissingLanesAreErrors) {
   EXPECT_NE(e.find("for lane 5, named in its mask, which has exited"), std::string::npos) << e;
 }
 
+// ---- thread-block clusters ---------------------------------------------------
+
+using scaleref::cuda::cluster_peer;
+using scaleref::cuda::cluster_rank;
+using scaleref::cuda::cluster_sync;
+using scaleref::cuda::launch_cluster;
+
+// Each block keeps its rank and x in its dynamic shared memory, and a copy in
+// a static array; after the cluster barrier it reads its neighbour's (rank +
+// 1) and adds it to its own copy (the emulator keeps each parked block's
+// static arrays too); a second barrier keeps every block's memory until its
+// neighbour has read it. Clusters of 4 blocks of 32 threads.
+template <bool kFirstBarrier, bool kLastBarrier>
+__global__ void cluster_neighbours(DevPtr<const float> x, DevPtr<float> out) {
+  SCALEREF_SHARED(float, copy, 32);
+  const unsigned t = threadIdx.x, n = blockDim.x, rank = cluster_rank();
+  const float v = ld(x + (blockIdx.x * n + t)) + 1000.0f * static_cast<float>(rank);
+  st(emu_test_smem + t, v);
+  st(copy + t, v);
+  if constexpr (kFirstBarrier) cluster_sync();
+  const DevPtr<float> peer = cluster_peer(emu_test_smem, (rank + 1) % 4);
+  const float mine = ld(copy + t), theirs = ld(peer + (n - 1 - t));
+  if constexpr (kLastBarrier) cluster_sync();
+  st(out + (blockIdx.x * n + t), mine + theirs);
+}
+
+TEST(EmuClusters, BlocksReadTheirPeersSharedMemoryBetweenClusterBarriers) {
+  const Schedules s({"in-order", "reversed", "random:3", "warp-ahead:1", "thread-behind:7"});
+  const Check race(true, true);
+  Device<float> x(iota(8 * 32)), out(8 * 32);
+  launch_cluster<cluster_neighbours<true, true>>(8, 32, 4, 32 * sizeof(float), nullptr, x.get(),
+                                                 out.get());
+  ASSERT_EQ(launch_error(), "");
+  const auto in = iota(8 * 32), o = out.download();
+  for (unsigned b = 0; b < 8; ++b) {
+    const unsigned rank = b % 4, peer = b - rank + (rank + 1) % 4;
+    for (unsigned t = 0; t < 32; ++t)
+      EXPECT_EQ(o[b * 32 + t], in[b * 32 + t] + 1000.0f * static_cast<float>(rank) +
+                                   in[peer * 32 + 31 - t] +
+                                   1000.0f * static_cast<float>((rank + 1) % 4))
+          << "block " << b << " thread " << t;
+  }
+}
+
+TEST(EmuClusters, APeersMemoryReadBeforeTheBarrierIsFound) {
+  Device<float> x(iota(8 * 32)), out(8 * 32);
+  {  // without racecheck: block 0 reads block 1's memory before block 1 began
+    const Schedules s({"in-order"});
+    launch_cluster<cluster_neighbours<false, true>>(8, 32, 4, 32 * sizeof(float), nullptr, x.get(),
+                                                    out.get());
+    const std::string e = launch_error();
+    EXPECT_NE(e.find("initcheck"), std::string::npos) << e;
+    EXPECT_NE(e.find("cluster rank 1's dynamic shared memory"), std::string::npos) << e;
+    EXPECT_NE(e.find("not written since the block that owns it began"), std::string::npos) << e;
+  }
+  {  // reversed: block 3 wrote before block 2 reads it, and only racecheck sees that
+    // (initcheck, off here, would first see block 3 read block 0's, not begun)
+    const Schedules s({"reversed"});
+    const Check race(false, true);
+    launch_cluster<cluster_neighbours<false, true>>(8, 32, 4, 32 * sizeof(float), nullptr, x.get(),
+                                                    out.get());
+    const std::string e = launch_error();
+    EXPECT_NE(e.find("racecheck: a read-after-write hazard on shared memory"), std::string::npos)
+        << e;
+    EXPECT_NE(e.find("blocks of one cluster with no cluster_sync between them"), std::string::npos)
+        << e;
+  }
+}
+
+TEST(EmuClusters, ABlockThatReturnsWhilePeersStillReadItsMemoryIsFound) {
+  const Schedules s({"in-order"});
+  Device<float> x(iota(8 * 32)), out(8 * 32);
+  // the last rank reads rank 0's memory after block 0 has returned
+  launch_cluster<cluster_neighbours<true, false>>(8, 32, 4, 32 * sizeof(float), nullptr, x.get(),
+                                                  out.get());
+  const std::string e = launch_error();
+  EXPECT_NE(e.find("memcheck"), std::string::npos) << e;
+  EXPECT_NE(e.find("cluster rank 0's dynamic shared memory"), std::string::npos) << e;
+  EXPECT_NE(e.find("after that block returned"), std::string::npos) << e;
+}
+
+// Block 0 of each cluster returns at once; the others wait at the barrier.
+__global__ void cluster_block_returns(DevPtr<float> out) {
+  if (cluster_rank() == 0) return;
+  cluster_sync();
+  st(out + (blockIdx.x * blockDim.x + threadIdx.x), 1.0f);
+}
+
+TEST(EmuClusters, BadClusterShapesAndABlockMissingTheBarrierAreErrors) {
+  Device<float> out(8 * 32);
+  launch_cluster<cluster_block_returns>(8, 32, 3, 0, nullptr, out.get());
+  std::string e = launch_error();
+  EXPECT_NE(e.find("invalid configuration argument"), std::string::npos) << e;
+  EXPECT_NE(e.find("clusters of 3 blocks in a grid of 8"), std::string::npos) << e;
+  launch_cluster<cluster_block_returns>(16, 32, 16, 0, nullptr, out.get());
+  e = launch_error();
+  EXPECT_NE(e.find("a cluster has 1 to 8 blocks"), std::string::npos) << e;
+  launch_cluster<cluster_block_returns>(8, 32, 2, 0, nullptr, out.get());
+  e = launch_error();
+  EXPECT_NE(e.find("kernel cluster_block_returns: block (0, 0, 0) has returned while block (1, 0, "
+                   "0) of its cluster waits at cluster_sync"),
+            std::string::npos)
+      << e;
+}
+
+// In a launch without clusters, cluster_sync is the block's own barrier
+// (a cluster of one block): shift_left with it in place of __syncthreads.
+__global__ void shift_left_cluster_sync(DevPtr<const float> x, DevPtr<float> y) {
+  const unsigned t = threadIdx.x;
+  st(emu_test_smem + t, ld(x + t));
+  cluster_sync();
+  st(y + t, ld(cluster_peer(emu_test_smem, cluster_rank()) + (t + 1) % blockDim.x));
+}
+
+TEST(EmuClusters, WithoutClustersTheClusterBarrierIsTheBlocks) {
+  const Schedules s({"in-order", "reversed", "random:11"});
+  const Check race(true, true);
+  Device<float> x(iota(64)), y(64);
+  launch<shift_left_cluster_sync>(1, 64, 64 * sizeof(float), nullptr, x.get(), y.get());
+  ASSERT_EQ(launch_error(), "");
+  const auto v = y.download();
+  for (unsigned t = 0; t < 64; ++t) EXPECT_EQ(v[t], static_cast<float>((t + 1) % 64 + 1));
+}
+
 // ---- CUDA's semantics -------------------------------------------------------
 
 // Every thread of a 3-D grid of 3-D blocks writes its global linear index.

@@ -28,6 +28,19 @@
 //            (ordered only when they are in the writer's warp and a collective
 //            after the latest of them named their lanes and the writer's).
 //            A write then stands for the reads before it.
+//            Thread-block clusters: a block reaches the dynamic shared memory
+//            of the other blocks of its cluster (kernel.hpp's cluster_peer);
+//            two blocks' accesses to it race unless a cluster barrier lies
+//            between them (the other reads of an interval are tracked
+//            within one block only).
+//
+// Clusters (scheduler.cpp runs a cluster's blocks by turns): while a block
+// is parked at the cluster barrier, its dynamic shared memory is kept in its
+// window (one per rank, where the other blocks' cluster_peer reach it) with
+// its initcheck stamps and racecheck cells, and its static shared arrays
+// beside its barrier counts; the block that runs next has the arena to
+// itself. A window whose block has returned is gone: an access to it is an
+// error.
 //
 // Launches are serialized (scheduler.cpp), and this state is read and
 // written by the launching thread; a cudaMalloc, cudaFree or copy from
@@ -57,6 +70,8 @@ struct Mark {
   std::uint32_t block_linear = 0;
   std::uint16_t thread = 0;  // linear index in the block
   std::source_location where;
+  std::uint32_t cluster = 0;        // the cluster's serial number (a block alone is one)
+  std::uint32_t cluster_epoch = 0;  // cluster barriers it had passed
 };
 
 // A granule's racecheck state: the last write, the last read, and the other
@@ -93,6 +108,29 @@ struct Region {
   std::vector<std::uint32_t> stamp;  // the serial of the block that last wrote the byte
   std::vector<Cell> cells;
   std::uint32_t opened = 0;  // static arrays: the block that last poisoned it
+  // a cluster's window (another block's dynamic shared memory): the serial
+  // of the block it belongs to (0: the running block's own memory), and
+  // whether that block has returned
+  std::uint32_t owner = 0;
+  bool gone = false;
+};
+
+// A block of a cluster while another runs: where it was, and the static
+// shared arrays it had opened (their bytes, stamps and cells).
+struct SavedStatic {
+  std::vector<std::byte> bytes;
+  std::vector<std::uint32_t> stamp;
+  std::vector<Cell> cells;
+};
+struct Parked {
+  std::uint32_t serial = 0, linear = 0, epoch = 0;
+  std::vector<std::vector<unsigned>> collectives;
+  std::size_t block_static = 0;
+  std::map<std::uintptr_t, SavedStatic> statics;
+};
+
+struct alignas(16) Line16 {
+  std::byte b[16];
 };
 
 struct State {
@@ -110,7 +148,32 @@ struct State {
   bool sampled = false;                     // the launch runs some of its blocks only: no initcheck
   StaticSharedBudget static_budget{0, ""};  // the static shared memory a block may declare
   std::size_t block_static = 0;             // what the running block declared so far
+  std::uint32_t next_serial = 0;            // block serials handed out
+  // thread-block clusters: the running cluster's blocks (0: none), the
+  // running block's rank, the cluster's serial number and barriers passed,
+  // its blocks' serials (first_serial + rank), their windows and the parked
+  std::uint32_t cluster_blocks = 0, rank = 0, cluster_serial = 0, cluster_epoch = 0;
+  std::uint32_t first_serial = 0;
+  std::vector<Region> windows;
+  std::vector<Line16> window_bytes;
+  std::vector<Parked> parked;
 };
+
+// "cluster rank R's dynamic shared memory", a window's name (Region::name).
+const char* window_name(unsigned rank) {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> v;
+    for (int r = 0; r < 8; ++r)
+      v.push_back("cluster rank " + std::to_string(r) + "'s dynamic shared memory");
+    return v;
+  }();
+  return names.at(rank).c_str();
+}
+
+// The serial of the block whose shared memory region r is.
+std::uint32_t owner_of(const State& s, const Region& r) {
+  return r.owner ? r.owner : s.block_serial;
+}
 
 State& state() {
   static State* s = new State;  // never destroyed: allocations may outlive statics
@@ -130,7 +193,7 @@ std::string where_in(const Allocation* a, const Region* r, const std::byte* p) {
   if (a)
     return "byte " + std::to_string(p - a->data) + " of the " + std::to_string(a->bytes) +
            "-byte allocation at " + address(a->data);
-  return "byte " + std::to_string(p - r->lo) + " of the block's " + r->name;
+  return "byte " + std::to_string(p - r->lo) + (r->owner ? " of " : " of the block's ") + r->name;
 }
 
 [[noreturn]] void fail(std::string why) {
@@ -151,6 +214,8 @@ Allocation* find_allocation(State& s, const std::byte* p) {
 Region* find_region(State& s, const std::byte* p) {
   if (s.dynamics.lo && p >= s.dynamics.lo && p < s.dynamics.lo + s.dynamics.bytes)
     return &s.dynamics;
+  for (Region& w : s.windows)
+    if (p >= w.lo && p < w.lo + w.bytes) return &w;
   auto it = s.statics.upper_bound(reinterpret_cast<std::uintptr_t>(p));
   if (it == s.statics.begin()) return nullptr;
   Region& r = std::prev(it)->second;
@@ -207,7 +272,9 @@ bool warp_ordered(const State& s, unsigned warp, std::uint32_t since, unsigned l
 // `shared` memory lives one block; device memory spans the launch.
 bool unordered(const State& s, const Mark& earlier, std::uint16_t thread, bool shared) {
   if (earlier.launch != s.launch) return false;
-  if (earlier.block != s.block_serial) return !shared;  // another block of this launch
+  if (earlier.block != s.block_serial)  // another block: of this launch, or of this cluster
+    return !shared ||
+           (earlier.cluster == s.cluster_serial && earlier.cluster_epoch == s.cluster_epoch);
   if (earlier.epoch != s.epoch || earlier.thread == thread) return false;
   const unsigned wa = earlier.thread / 32u, wb = thread / 32u;
   if (wa == wb && warp_ordered(s, wa, earlier.wseq, earlier.thread % 32u, thread % 32u))
@@ -230,8 +297,9 @@ bool unordered(const State& s, const Mark& earlier, std::uint16_t thread, bool s
   if (other_block) text += " of block " + coords(unflatten(earlier.block_linear, s.grid));
   text += std::string(" ") + earlier_verb + " it at " + site(earlier.where);
   if (others) text += " (other threads too)";
-  text += other_block ? ", blocks of one launch that nothing orders"
-                      : ", with no __syncthreads between them and no warp collective naming both";
+  text += !other_block ? ", with no __syncthreads between them and no warp collective naming both"
+          : r          ? ", blocks of one cluster with no cluster_sync between them"
+                       : ", blocks of one launch that nothing orders";
   text += " (reported whatever values were written)";
   fail(std::move(text));
 }
@@ -244,7 +312,8 @@ void race(Cell& c, Access kind, std::uint16_t thread, const std::byte* p, const 
   const Mark now{s.launch,       s.block_serial,
                  s.epoch,        static_cast<std::uint32_t>(s.collectives[thread / 32u].size()),
                  s.block_linear, thread,
-                 where};
+                 where,          s.cluster_serial,
+                 s.cluster_epoch};
   if (kind == Access::load) {
     if (unordered(s, c.write, thread, shared))
       report_race("read-after-write", memory, p, a, r, c.write, "wrote", where, "reads", false);
@@ -397,9 +466,16 @@ void begin_launch(const char* kernel, dim3 grid, dim3 block, void* dynamic_lo,
     r.cells.resize((dynamic_bytes + kGranule - 1) / kGranule);
 }
 
-void begin_block(std::uint32_t block_linear, unsigned threads) {
+void begin_block(std::uint32_t block_linear, unsigned threads, unsigned rank) {
   State& s = state();
-  ++s.block_serial;
+  if (s.cluster_blocks) {
+    s.block_serial = s.first_serial + rank;
+  } else {
+    s.block_serial = ++s.next_serial;
+    ++s.cluster_serial;  // a block alone is a cluster of one
+    s.cluster_epoch = 0;
+  }
+  s.rank = rank;
   s.block_linear = block_linear;
   s.epoch = 0;
   s.collectives.assign((threads + 31) / 32, {});
@@ -407,9 +483,107 @@ void begin_block(std::uint32_t block_linear, unsigned threads) {
   s.running = true;
 }
 
-void end_block() { state().running = false; }
+void end_block() {
+  State& s = state();
+  s.running = false;
+  if (s.cluster_blocks) s.windows[s.rank].gone = true;
+}
 
 void barrier() { ++state().epoch; }
+
+void begin_cluster(unsigned blocks) {
+  State& s = state();
+  s.cluster_blocks = blocks;
+  ++s.cluster_serial;
+  s.cluster_epoch = 0;
+  s.first_serial = s.next_serial + 1;
+  s.next_serial += blocks;
+  const std::size_t bytes = s.dynamics.bytes, lines = (bytes + 15) / 16;
+  s.window_bytes.assign(lines * blocks, Line16{});
+  memory::poison(s.window_bytes.data(), lines * blocks * 16);
+  s.windows.assign(blocks, Region{});
+  for (unsigned r = 0; r < blocks; ++r) {
+    Region& w = s.windows[r];
+    w.lo = s.window_bytes.empty() ? nullptr : s.window_bytes[r * lines].b;
+    w.bytes = bytes;
+    w.name = window_name(r);
+    w.stamp.assign(bytes, 0);
+    if (options().racecheck) w.cells.assign((bytes + kGranule - 1) / kGranule, Cell{});
+    w.owner = s.first_serial + r;
+  }
+  s.parked.assign(blocks, Parked{});
+}
+
+}  // namespace checks
+
+namespace {
+
+// park_block and resume_block: the running block's place and its dynamic
+// shared memory's marks change places with the parked block's (the bytes
+// are copied by the caller, in its direction).
+void exchange(State& s, Parked& p, Region& window) {
+  std::swap(s.block_serial, p.serial);
+  std::swap(s.block_linear, p.linear);
+  std::swap(s.epoch, p.epoch);
+  std::swap(s.collectives, p.collectives);
+  std::swap(s.block_static, p.block_static);
+  std::swap(window.stamp, s.dynamics.stamp);
+  std::swap(window.cells, s.dynamics.cells);
+}
+
+}  // namespace
+
+namespace checks {
+
+void park_block(unsigned rank) {
+  State& s = state();
+  Parked& p = s.parked[rank];
+  Region& w = s.windows[rank];
+  if (w.bytes) std::memcpy(w.lo, s.dynamics.lo, w.bytes);
+  exchange(s, p, w);
+  p.statics.clear();
+  for (auto& [lo, r] : s.statics) {
+    if (r.opened != p.serial) continue;
+    SavedStatic& saved = p.statics[lo];
+    saved.bytes.assign(r.lo, r.lo + r.bytes);
+    saved.stamp.swap(r.stamp);
+    saved.cells.swap(r.cells);
+    r.stamp.assign(r.bytes, 0);
+    r.opened = 0;
+  }
+  s.running = false;
+}
+
+void resume_block(unsigned rank) {
+  State& s = state();
+  Parked& p = s.parked[rank];
+  Region& w = s.windows[rank];
+  if (w.bytes) std::memcpy(s.dynamics.lo, w.lo, w.bytes);
+  exchange(s, p, w);
+  s.rank = rank;
+  for (auto& [lo, saved] : p.statics) {
+    Region& r = s.statics.at(lo);
+    std::memcpy(r.lo, saved.bytes.data(), r.bytes);
+    r.stamp.swap(saved.stamp);
+    r.cells.swap(saved.cells);
+    r.opened = s.block_serial;
+  }
+  p.statics.clear();
+  s.running = true;
+}
+
+void cluster_barrier() {
+  State& s = state();
+  ++s.cluster_epoch;
+  for (Parked& p : s.parked) ++p.epoch;  // a cluster barrier is each block's barrier too
+}
+
+void end_cluster() {
+  State& s = state();
+  s.cluster_blocks = 0;
+  s.windows.clear();
+  s.parked.clear();
+}
 
 void warp_collective(unsigned warp, unsigned mask) { state().collectives[warp].push_back(mask); }
 
@@ -445,6 +619,23 @@ void* shared_static(void* storage, std::size_t bytes) {
 
 namespace detail {
 
+void* cluster_map(void* pv, unsigned rank, const std::source_location& where) {
+  State& s = state();
+  if (!s.running) std::abort();  // outside a kernel
+  const unsigned blocks = s.cluster_blocks ? s.cluster_blocks : 1;
+  auto* p = static_cast<std::byte*>(pv);
+  if (rank >= blocks)
+    fail("cluster_peer: rank " + std::to_string(rank) + " in a cluster of " +
+         std::to_string(blocks) + " blocks, by thread " + coords(threadIdx) + " at " + site(where));
+  if (!s.dynamics.lo || p < s.dynamics.lo || p > s.dynamics.lo + s.dynamics.bytes)
+    fail("cluster_peer: " + address(p) +
+         " is not in this block's dynamic shared memory (the emulator maps only that), by "
+         "thread " +
+         coords(threadIdx) + " at " + site(where));
+  if (rank == s.rank) return p;
+  return s.windows[rank].lo + (p - s.dynamics.lo);
+}
+
 void access(const void* pv, std::size_t n, std::size_t align, Access kind,
             const std::source_location& where) {
   State& s = state();
@@ -467,6 +658,12 @@ void access(const void* pv, std::size_t n, std::size_t align, Access kind,
     if (!r)
       fail("memcheck: " + outside(s, p, n, verb) + ", by thread " + coords(threadIdx) + " at " +
            site(where));
+    if (r->gone)
+      fail("memcheck: " + std::string(verb) + " of " + std::to_string(n) + " bytes at " +
+           address(p) + " (" + where_in(nullptr, r, p) + "), by thread " + coords(threadIdx) +
+           " at " + site(where) +
+           ", after that block returned (a cluster_sync after the last access keeps a "
+           "block's shared memory until its peers are done)");
   } else if (p + n > a->data + a->bytes) {
     if (!o.memcheck) return;
     fail("memcheck: " + outside(s, p, n, verb) + ", by thread " + coords(threadIdx) + " at " +
@@ -498,16 +695,17 @@ void access(const void* pv, std::size_t n, std::size_t align, Access kind,
     }
   } else {
     const std::size_t at = static_cast<std::size_t>(p - r->lo);
+    const std::uint32_t owner = owner_of(s, *r);
     if (init && kind != Access::store) {
       for (std::size_t k = at; k < at + n; ++k)
-        if (r->stamp[k] != s.block_serial)
+        if (r->stamp[k] != owner)
           fail("initcheck: thread " + coords(threadIdx) + " loads " + std::to_string(n) +
                " bytes of shared memory at " + address(p) + " (" + where_in(nullptr, r, p) +
                ") at " + site(where) + ", and byte " + std::to_string(k) +
-               " was not written by any thread of this block");
+               (r->owner ? " was not written since the block that owns it began"
+                         : " was not written by any thread of this block"));
     }
-    if (kind != Access::load)
-      std::fill(r->stamp.begin() + at, r->stamp.begin() + at + n, s.block_serial);
+    if (kind != Access::load) std::fill(r->stamp.begin() + at, r->stamp.begin() + at + n, owner);
   }
   // racecheck
   if (!o.racecheck || kind == Access::atomic) return;

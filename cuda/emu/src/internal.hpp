@@ -60,10 +60,20 @@ std::string unwritten(const void* p, std::size_t bytes);
 // `static_budget`: the static shared memory a block may declare (above).
 void begin_launch(const char* kernel, dim3 grid, dim3 block, void* dynamic_lo,
                   std::size_t dynamic_bytes, bool sampled, StaticSharedBudget static_budget);
-void begin_block(std::uint32_t block_linear, unsigned threads);
+void begin_block(std::uint32_t block_linear, unsigned threads, unsigned rank = 0);
 void end_block();
 void barrier();
 void warp_collective(unsigned warp, unsigned mask);
+// Thread-block clusters: a cluster of `blocks` begins (before its blocks'
+// begin_block, with their ranks); the running block of rank `rank` is parked
+// at the cluster barrier (its shared memory kept in its window) and later
+// resumed; the cluster barrier opens; the cluster ends (after its blocks'
+// end_block).
+void begin_cluster(unsigned blocks);
+void park_block(unsigned rank);
+void resume_block(unsigned rank);
+void cluster_barrier();
+void end_cluster();
 }  // namespace checks
 
 // traffic.cpp: the memory-traffic counters (scaleref/emu/traffic.hpp), fed by
@@ -74,6 +84,10 @@ void begin_launch(const char* kernel, dim3 grid, dim3 block, std::size_t shared_
                   std::uint64_t blocks, std::uint64_t blocks_run);
 void begin_block(unsigned threads);
 void end_block();
+// A block of a cluster parked at the cluster barrier, and resumed: its
+// requests and reuse clock are kept apart while another block runs.
+void park_block(unsigned rank);
+void resume_block(unsigned rank);
 void end_launch();
 void access(const void* p, std::size_t n, bool shared, bool store, std::uint32_t thread,
             const std::source_location& where);

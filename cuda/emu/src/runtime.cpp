@@ -251,6 +251,9 @@ cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) 
     case cudaDevAttrMaxSharedMemoryPerBlockOptin:
       *value = static_cast<int>(p.sharedMemPerBlockOptin);
       break;
+    case cudaDevAttrClusterLaunch:  // launch_cluster_kernel (launch.hpp)
+      *value = 1;
+      break;
     default:
       return record_error(
           cudaErrorInvalidValue,

@@ -14,6 +14,17 @@
 // Each launch runs under every schedule of options().schedules from the same
 // inputs (the memory its arguments reach is saved before and restored between
 // schedules) and must leave that memory bitwise the same under each.
+//
+// Thread-block clusters (launch.hpp's launch_cluster_kernel): the blocks of
+// one cluster run together, one at a time (in rank order, reversed, or
+// shuffled, as the schedule visits blocks), each until every one of its
+// threads waits at the cluster barrier (cluster_sync) or has returned; the
+// block is then parked (checks.cpp keeps its shared memory apart, where the
+// other blocks' cluster_peer reach it) and the next one runs. Once every
+// block waits, the barrier opens. A block that returns while the others wait,
+// or threads at different cluster barriers, fail the launch. In a launch
+// without clusters, cluster_sync is a barrier of the block alone (a cluster
+// of one block, as on the GPU).
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -163,7 +174,7 @@ struct PooledStack {
   void deallocate(ctx::stack_context& sc) noexcept { stack_pool().deallocate(sc); }
 };
 
-enum class State : std::uint8_t { ready, barrier, warp, done };
+enum class State : std::uint8_t { ready, barrier, cluster, warp, done };
 
 struct Thread {
   uint3 idx{};
@@ -214,14 +225,31 @@ struct BlockFailed {};
 
 class Block {
  public:
-  Block(const detail::Launch& l, uint3 block, const Schedule& s, std::uint64_t salt)
-      : launch_(l), block_(block), schedule_(s), rng_(s.seed ^ salt) {}
+  Block(const detail::Launch& l, uint3 block, const Schedule& s, std::uint64_t salt,
+        unsigned rank = 0)
+      : launch_(l), block_(block), schedule_(s), rng_(s.seed ^ salt), rank_(rank) {}
 
-  // "" when every thread returned, else why the block failed.
+  // "" when every thread returned, else why the block failed (a block
+  // without a cluster: a cluster_sync is its own barrier).
   std::string run();
+
+  // The steps of a block of a cluster: start() makes its threads, advance()
+  // runs them until they have all returned (done), until each waits at the
+  // cluster barrier (parked), or until the block fails (error() says why);
+  // release_cluster() lets a parked block's threads go on.
+  enum class Step { done, parked, failed };
+  void start();
+  Step advance();
+  void release_cluster();
+  // "" when the parked block's threads all wait at one cluster barrier.
+  std::string cluster_divergence() const;
+  const std::source_location& cluster_site() const { return threads_.front().where; }
+  const std::string& error() const { return error_; }
+  unsigned rank() const { return rank_; }
 
   // Called by the running thread (through barrier() and warp_collective()).
   void arrive_barrier(const std::source_location& where);
+  void arrive_cluster(const std::source_location& where);
   std::uint64_t arrive_warp(detail::WarpOp op, unsigned mask, std::uint64_t bits, int operand,
                             int width, const std::source_location& where);
   std::string position() const {
@@ -242,6 +270,7 @@ class Block {
   bool leads(const Thread& t) const;
   bool run_round(bool leaders, bool stop_when_leader_ready);
   bool leader_ready() const;
+  bool parked() const { return at_cluster_ == threads_.size(); }
   void run_round_robin();
   void run_leader_first(bool ahead);
   void suspend() { current_->sink = std::move(current_->sink).resume(); }
@@ -260,12 +289,14 @@ class Block {
   std::vector<unsigned> order_;
   std::vector<unsigned> warp_arrived_;           // per warp: lanes waiting at a collective
   std::pair<unsigned, unsigned> leaders_{0, 0};  // [first, last) thread run ahead or behind
-  unsigned at_barrier_ = 0, done_ = 0;
+  unsigned rank_ = 0;                            // in its cluster
+  unsigned at_barrier_ = 0, at_cluster_ = 0, done_ = 0;
   Thread* current_ = nullptr;
   std::string error_;
 };
 
-Block* g_block = nullptr;  // the block running now
+Block* g_block = nullptr;       // the block running now
+unsigned g_cluster_blocks = 1;  // the running launch's blocks per cluster
 
 void Block::fail(std::string why) {
   if (error_.empty()) error_ = position() + ": " + std::move(why);
@@ -299,7 +330,10 @@ bool Block::run_round(bool leaders, bool stop_when_leader_ready) {
 void Block::run_round_robin() {
   while (done_ < threads_.size() && error_.empty()) {
     next_order();
-    if (!run_round(false, false) && error_.empty()) error_ = position() + ": " + stalled();
+    if (!run_round(false, false) && error_.empty()) {
+      if (parked()) return;
+      error_ = position() + ": " + stalled();
+    }
   }
 }
 
@@ -315,7 +349,10 @@ void Block::run_leader_first(bool ahead) {
       while (error_.empty() && run_round(false, false)) progress = true;
       if (error_.empty() && run_round(true, false)) progress = true;
     }
-    if (!progress && error_.empty()) error_ = position() + ": " + stalled();
+    if (!progress && error_.empty()) {
+      if (parked()) return;
+      error_ = position() + ": " + stalled();
+    }
   }
 }
 
@@ -331,7 +368,7 @@ void Block::next_order() {
   if (schedule_.kind == Schedule::random) std::shuffle(order_.begin(), order_.end(), rng_);
 }
 
-std::string Block::run() {
+void Block::start() {
   const dim3 b = launch_.block;
   const unsigned n = b.x * b.y * b.z;
   threads_.resize(n);
@@ -377,6 +414,9 @@ std::string Block::run() {
   }
   ++g_stats.blocks;
   g_stats.threads += n;
+}
+
+Block::Step Block::advance() {
   switch (schedule_.kind) {
     case Schedule::in_order:
     case Schedule::reversed:
@@ -392,6 +432,32 @@ std::string Block::run() {
       run_leader_first(false);
       break;
   }
+  if (!error_.empty()) return Step::failed;
+  return done_ == threads_.size() ? Step::done : Step::parked;
+}
+
+std::string Block::cluster_divergence() const {
+  const Thread& first = threads_.front();
+  for (const Thread& t : threads_)
+    if (t.where.line() != first.where.line() ||
+        std::strcmp(t.where.file_name(), first.where.file_name()) != 0)
+      return position() + ": different cluster barriers: thread " + coords(first.idx) + " " +
+             describe(first) + ", thread " + coords(t.idx) + " " + describe(t);
+  return "";
+}
+
+void Block::release_cluster() {
+  for (Thread& t : threads_) t.state = State::ready;
+  at_cluster_ = 0;
+}
+
+std::string Block::run() {
+  start();
+  while (advance() == Step::parked) {
+    if (error_ = cluster_divergence(); !error_.empty()) break;
+    release_cluster();
+    checks::barrier();
+  }
   threads_.clear();  // unwinds the stacks of threads still suspended
   return error_;
 }
@@ -404,6 +470,8 @@ std::string Block::describe(const Thread& t) const {
       return "has exited";
     case State::barrier:
       return "waits at __syncthreads (" + site(t.where) + ")";
+    case State::cluster:
+      return "waits at cluster_sync (" + site(t.where) + ")";
     case State::warp:
       return std::string("waits at ") + op_name(t.op) + "(mask " + hex(t.mask) + ") (" +
              site(t.where) + ")";
@@ -426,12 +494,19 @@ std::string Block::stalled() const {
     }
   }
   for (const Thread& t : threads_) {
-    if (t.state != State::barrier) continue;
+    if (t.state != State::barrier && t.state != State::cluster) continue;
+    const char* what = t.state == State::barrier ? "__syncthreads" : "cluster barrier";
     for (const Thread& other : threads_)
       if (other.state == State::done)
-        return "a divergent __syncthreads: thread " + coords(t.idx) + " " + describe(t) +
-               ", but thread " + coords(other.idx) + " has exited";
+        return std::string("a divergent ") + what + ": thread " + coords(t.idx) + " " +
+               describe(t) + ", but thread " + coords(other.idx) + " has exited";
   }
+  for (const Thread& t : threads_)
+    if (t.state == State::cluster)
+      for (const Thread& other : threads_)
+        if (other.state == State::barrier)
+          return "thread " + coords(t.idx) + " " + describe(t) + ", but thread " +
+                 coords(other.idx) + " " + describe(other);
   return "no thread can go on";
 }
 
@@ -458,6 +533,17 @@ void Block::release_barrier() {
   for (Thread& t : threads_) t.state = State::ready;
   at_barrier_ = 0;
   checks::barrier();
+}
+
+// Unlike __syncthreads, the last thread to arrive waits too: the block is
+// parked until every block of its cluster is (the scheduler opens it).
+void Block::arrive_cluster(const std::source_location& where) {
+  Thread& t = *current_;
+  t.state = State::cluster;
+  t.where = where;
+  ++at_cluster_;
+  suspend();
+  if (!error_.empty()) throw BlockFailed{};
 }
 
 std::uint64_t Block::arrive_warp(detail::WarpOp op, unsigned mask, std::uint64_t bits, int operand,
@@ -620,6 +706,10 @@ std::string config_error(const detail::Launch& l, const Options& o) {
   else if (g.x == 0 || g.y == 0 || g.z == 0 || g.x > o.max_grid_x || g.y > 65535 || g.z > 65535)
     s << "grid (" << g.x << ", " << g.y << ", " << g.z << "): each dimension from 1, at most ("
       << o.max_grid_x << ", 65535, 65535)";
+  else if (l.cluster < 1 || l.cluster > 8 || g.x % l.cluster != 0)
+    s << "clusters of " << l.cluster << " blocks in a grid of " << g.x
+      << " along x: a cluster has 1 to 8 blocks (the portable sizes), and grid.x is a multiple "
+         "of them";
   return s.str();
 }
 
@@ -686,6 +776,18 @@ void barrier(const std::source_location& where) {
   g_block->arrive_barrier(where);
 }
 
+void cluster_barrier(const std::source_location& where) {
+  if (!g_block) std::abort();  // cluster_sync outside a kernel
+  g_block->arrive_cluster(where);
+}
+
+unsigned cluster_rank() {
+  if (!g_block) std::abort();
+  return g_block->rank();
+}
+
+unsigned cluster_blocks() { return g_cluster_blocks; }
+
 std::uint64_t warp_collective(WarpOp op, unsigned mask, std::uint64_t bits, int operand, int width,
                               const std::source_location& where) {
   if (!g_block) std::abort();
@@ -721,19 +823,29 @@ void run(const Launch& l) {
   memory::arm_dynamic_shared(l.shared_bytes);
   const dim3 g = l.grid;
   const unsigned long long blocks = 1ull * g.x * g.y * g.z;
+  const unsigned C = l.cluster;
+  const unsigned long long clusters = blocks / C;
   const bool sampled = o.sample_blocks > 0 && blocks > o.sample_blocks;
+  // a sampled launch runs whole clusters, evenly spaced
+  const unsigned long long clusters_run =
+      sampled ? std::max<unsigned long long>(1, o.sample_blocks / C) : clusters;
+  const unsigned threads = l.block.x * l.block.y * l.block.z;
   std::string error;
   std::uint64_t salt = g_stats.launches * 0x9e3779b97f4a7c15ull;
   ++g_stats.launches;
+  g_cluster_blocks = C;
+  const auto block_index = [&](unsigned long long k) {
+    return uint3{static_cast<unsigned>(k % g.x), static_cast<unsigned>((k / g.x) % g.y),
+                 static_cast<unsigned>(k / (1ull * g.x * g.y))};
+  };
   for (std::size_t si = 0; si < o.schedules.size() && error.empty(); ++si) {
     const Schedule& s = o.schedules[si];
     if (si > 0) before.restore();
-    std::vector<unsigned long long> order(blocks);
+    std::vector<unsigned long long> order(clusters);
     std::iota(order.begin(), order.end(), 0ull);
     if (sampled)
-      for (unsigned long long k = 0; k < o.sample_blocks; ++k)
-        order[k] = k * blocks / o.sample_blocks;
-    if (sampled) order.resize(o.sample_blocks);
+      for (unsigned long long k = 0; k < clusters_run; ++k) order[k] = k * clusters / clusters_run;
+    if (sampled) order.resize(clusters_run);
     if (s.kind == Schedule::reversed) std::reverse(order.begin(), order.end());
     if (s.kind == Schedule::random) {
       std::mt19937_64 rng(s.seed ^ salt);
@@ -744,20 +856,102 @@ void run(const Launch& l) {
     checks::begin_launch(l.name, g, l.block, dynamic_shared_base(), l.shared_bytes, sampled,
                          static_shared_budget(l.kernel, l.shared_bytes));
     const bool count = o.traffic && si == 0;
-    if (count) traffic::begin_launch(l.name, g, l.block, l.shared_bytes, blocks, order.size());
-    for (unsigned long long k : order) {
-      const uint3 bi{static_cast<unsigned>(k % g.x), static_cast<unsigned>((k / g.x) % g.y),
-                     static_cast<unsigned>(k / (1ull * g.x * g.y))};
+    if (count) traffic::begin_launch(l.name, g, l.block, l.shared_bytes, blocks, order.size() * C);
+    // one block of a launch without clusters
+    const auto run_block = [&](unsigned long long k) {
       memory::poison_dynamic_shared(l.shared_bytes);
-      blockIdx = bi;
-      Block block(l, bi, s, salt + k);
+      blockIdx = block_index(k);
+      Block block(l, blockIdx, s, salt + k);
       g_block = &block;
-      checks::begin_block(static_cast<std::uint32_t>(k), l.block.x * l.block.y * l.block.z);
-      if (count) traffic::begin_block(l.block.x * l.block.y * l.block.z);
-      error = block.run();
+      checks::begin_block(static_cast<std::uint32_t>(k), threads);
+      if (count) traffic::begin_block(threads);
+      std::string e = block.run();
       checks::end_block();
       if (count) traffic::end_block();
       g_block = nullptr;
+      return e;
+    };
+    // the C blocks of cluster q, together
+    const auto run_cluster = [&](unsigned long long q) {
+      std::vector<std::unique_ptr<Block>> members(C);
+      std::vector<char> finished(C, 0);
+      std::vector<unsigned> ranks(C);
+      std::iota(ranks.begin(), ranks.end(), 0u);
+      if (s.kind == Schedule::reversed) std::reverse(ranks.begin(), ranks.end());
+      if (s.kind == Schedule::random) {
+        std::mt19937_64 rng(s.seed ^ salt ^ (q + 1) * 0xbf58476d1ce4e5b9ull);
+        std::shuffle(ranks.begin(), ranks.end(), rng);
+      }
+      checks::begin_cluster(C);
+      std::string e;
+      while (e.empty()) {
+        bool all_done = true;
+        for (unsigned r : ranks) {
+          if (finished[r]) continue;
+          const unsigned long long k = q * C + r;
+          blockIdx = block_index(k);
+          if (!members[r]) {
+            memory::poison_dynamic_shared(l.shared_bytes);
+            members[r] = std::make_unique<Block>(l, blockIdx, s, salt + k, r);
+            checks::begin_block(static_cast<std::uint32_t>(k), threads, r);
+            if (count) traffic::begin_block(threads);
+            g_block = members[r].get();
+            members[r]->start();
+          } else {
+            checks::resume_block(r);
+            if (count) traffic::resume_block(r);
+            g_block = members[r].get();
+          }
+          const Block::Step step = members[r]->advance();
+          g_block = nullptr;
+          if (step == Block::Step::parked) {
+            checks::park_block(r);
+            if (count) traffic::park_block(r);
+            all_done = false;
+            continue;
+          }
+          checks::end_block();
+          if (count) traffic::end_block();
+          if (step == Block::Step::failed) {
+            e = members[r]->error();
+            break;
+          }
+          finished[r] = 1;
+        }
+        if (!e.empty() || all_done) break;
+        // every block that has not returned waits at the cluster barrier
+        for (unsigned r = 0; r < C && e.empty(); ++r) {
+          if (!finished[r]) {
+            e = members[r]->cluster_divergence();
+            continue;
+          }
+          for (unsigned p = 0; p < C; ++p)
+            if (!finished[p]) {
+              e = std::string("kernel ") + l.name + ": block " + coords(block_index(q * C + r)) +
+                  " has returned while block " + coords(block_index(q * C + p)) +
+                  " of its cluster waits at cluster_sync (" + site(members[p]->cluster_site()) +
+                  "): every block of a cluster must reach it";
+              break;
+            }
+        }
+        for (unsigned r = 0; r < C && e.empty(); ++r) {
+          const auto& a = members[0]->cluster_site();
+          const auto& b = members[r]->cluster_site();
+          if (a.line() != b.line() || std::strcmp(a.file_name(), b.file_name()) != 0)
+            e = std::string("kernel ") + l.name + ": different cluster barriers: block " +
+                coords(block_index(q * C)) + " waits at " + site(a) + ", block " +
+                coords(block_index(q * C + r)) + " at " + site(b);
+        }
+        if (!e.empty()) break;
+        for (auto& m : members) m->release_cluster();
+        checks::cluster_barrier();
+      }
+      members.clear();  // unwinds the stacks of threads still suspended
+      checks::end_cluster();
+      return e;
+    };
+    for (unsigned long long q : order) {
+      error = C == 1 ? run_block(q) : run_cluster(q);
       if (!error.empty()) break;
     }
     if (count) traffic::end_launch();

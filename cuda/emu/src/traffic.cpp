@@ -38,6 +38,15 @@ struct Piece {
   std::uint32_t lane;  // the thread's lane in its warp
 };
 
+// What one block has counted so far.
+struct BlockTraffic {
+  std::unordered_map<std::uint64_t, std::uint32_t> occurrences;  // (thread, site) -> count
+  std::unordered_map<RequestKey, std::vector<Piece>, RequestKeyHash> requests;
+  std::unordered_map<std::uint64_t, std::uint64_t> last_touch;  // sector -> block time then
+  std::vector<std::uint64_t> progress;  // bytes each thread has accessed in global memory
+  std::uint64_t threads = 1;
+};
+
 struct State {
   std::vector<LaunchTraffic> done;
   LaunchTraffic cur;
@@ -48,12 +57,8 @@ struct State {
   // per launch: SiteTraffic by (site, shared, store)
   std::map<std::tuple<std::uint32_t, bool, bool>, SiteTraffic> sites;
   std::unordered_set<std::uint64_t> seen, written;  // sectors, this launch
-  // per block
-  std::unordered_map<std::uint64_t, std::uint32_t> occurrences;  // (thread, site) -> count
-  std::unordered_map<RequestKey, std::vector<Piece>, RequestKeyHash> requests;
-  std::unordered_map<std::uint64_t, std::uint64_t> last_touch;  // sector -> block time then
-  std::vector<std::uint64_t> progress;  // bytes each thread has accessed in global memory
-  std::uint64_t threads = 1;
+  BlockTraffic block;                               // the running block's
+  std::vector<BlockTraffic> parked;                 // a cluster's parked blocks', by rank
 };
 
 State& state() {
@@ -163,17 +168,26 @@ void begin_launch(const char* kernel, dim3 grid, dim3 block, std::size_t shared_
 
 void begin_block(unsigned threads) {
   State& s = state();
-  s.occurrences.clear();
-  s.requests.clear();
-  s.last_touch.clear();
-  s.threads = threads;
-  s.progress.assign(threads, 0);
+  s.block = BlockTraffic{};
+  s.block.threads = threads;
+  s.block.progress.assign(threads, 0);
 }
 
 void end_block() {
   State& s = state();
-  for (auto& [key, pieces] : s.requests) close_request(s, key, pieces);
-  s.requests.clear();
+  for (auto& [key, pieces] : s.block.requests) close_request(s, key, pieces);
+  s.block.requests.clear();
+}
+
+void park_block(unsigned rank) {
+  State& s = state();
+  if (s.parked.size() <= rank) s.parked.resize(rank + 1);
+  s.parked[rank] = std::move(s.block);
+}
+
+void resume_block(unsigned rank) {
+  State& s = state();
+  s.block = std::move(s.parked.at(rank));
 }
 
 void end_launch() {
@@ -190,20 +204,21 @@ void access(const void* p, std::size_t n, bool shared, bool store, std::uint32_t
   State& s = state();
   if (!s.open || n == 0) return;
   const std::uint32_t id = site_id(s, where);
-  const std::uint32_t occurrence = s.occurrences[(std::uint64_t(thread) << 32) | id]++;
+  BlockTraffic& b = s.block;
+  const std::uint32_t occurrence = b.occurrences[(std::uint64_t(thread) << 32) | id]++;
   const auto address = reinterpret_cast<std::uintptr_t>(p);
-  s.requests[{thread / 32u, id, occurrence, shared, store}].push_back(
+  b.requests[{thread / 32u, id, occurrence, shared, store}].push_back(
       {address, static_cast<std::uint32_t>(n), thread % 32u});
   if (shared) return;
   // The block's time: this thread's progress times the block's threads (the
   // threads of a block advance together, as warps in lockstep do), so that a
   // lane's touch of a sector another lane of its request just touched is at
   // distance 0, and a second pass over a row is at the row's bytes.
-  std::uint64_t& progress = s.progress[thread];
-  const std::uint64_t now = progress * s.threads;
+  std::uint64_t& progress = b.progress[thread];
+  const std::uint64_t now = progress * b.threads;
   for (std::uintptr_t sec = address >> 5; sec <= (address + n - 1) >> 5; ++sec) {
     if (store) s.written.insert(sec);
-    const auto [it, first_in_block] = s.last_touch.try_emplace(sec, now);
+    const auto [it, first_in_block] = b.last_touch.try_emplace(sec, now);
     if (s.seen.insert(sec).second) {
       if (!store) ++s.cur.first_read_sectors;
     } else if (!store && !first_in_block) {

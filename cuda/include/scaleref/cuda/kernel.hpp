@@ -16,6 +16,9 @@
 //   field(stats, &Stats::sum)                     // &stats->sum
 //   SCALEREF_SHARED(float, scratch, 32);          // __shared__ float scratch[32] (a DevPtr)
 //   SCALEREF_DYNAMIC_SHARED(unsigned char, smem); // at namespace scope, once per name
+//   launch_cluster<k>(grid, block, 8, shared_bytes, stream, args...);  // clusters of 8 blocks
+//   cluster_sync(); cluster_rank();               // this_cluster().sync(), .block_rank()
+//   cluster_peer(p, r)                            // this_cluster().map_shared_rank(p, r)
 //
 // A helper that accesses memory for its caller takes SCALEREF_SITE as its
 // last parameter and passes SCALEREF_AT to ld and st, so that the emulator
@@ -32,6 +35,8 @@
 #if defined(SCALEREF_CUDA_EMU)
 #include <scaleref/emu/access.hpp>
 #include <scaleref/emu/launch.hpp>
+#elif defined(__CUDACC__)
+#include <cooperative_groups.h>
 #endif
 
 namespace scaleref::cuda {
@@ -73,6 +78,62 @@ __device__ __forceinline__ auto field(T* p, M std::remove_cv_t<T>::*m) -> declty
 #define SCALEREF_SITE
 #define SCALEREF_AT
 #endif
+
+// Thread-block clusters (sm_90): the barrier of every thread of the blocks of
+// this block's cluster (it orders their shared memory accesses, as
+// __syncthreads does a block's), this block's rank in its cluster, and p (in
+// this block's dynamic shared memory) as the same offset in the dynamic
+// shared memory of the cluster's block of rank r. A block whose shared memory
+// other blocks read must not exit before they are done: a cluster_sync after
+// the reads keeps it.
+#if defined(SCALEREF_CUDA_EMU)
+inline void cluster_sync(std::source_location where = std::source_location::current()) {
+  emu::detail::cluster_barrier(where);
+}
+inline unsigned cluster_rank() { return emu::detail::cluster_rank(); }
+template <class T>
+DevPtr<T> cluster_peer(DevPtr<T> p, unsigned rank,
+                       std::source_location where = std::source_location::current()) {
+  return DevPtr<T>(static_cast<T*>(emu::detail::cluster_map(
+      const_cast<std::remove_const_t<T>*>(emu::detail::raw(p)), rank, where)));
+}
+#elif defined(__CUDACC__)
+__device__ __forceinline__ void cluster_sync() { cooperative_groups::this_cluster().sync(); }
+__device__ __forceinline__ unsigned cluster_rank() {
+  return cooperative_groups::this_cluster().block_rank();
+}
+template <class T>
+__device__ __forceinline__ T* cluster_peer(T* p, unsigned rank) {
+  return cooperative_groups::this_cluster().map_shared_rank(p, rank);
+}
+#endif
+
+// Kernel<<<grid, block, shared_bytes, stream>>>(args...) in clusters of
+// `cluster` blocks along x (1 to 8, dividing grid.x; 1: a plain launch).
+// Launch errors are left for cudaGetLastError (check_launch).
+template <auto Kernel, class... Args>
+void launch_cluster(dim3 grid, dim3 block, unsigned cluster, std::size_t shared_bytes,
+                    cudaStream_t stream, Args&&... args) {
+#if defined(SCALEREF_CUDA_EMU)
+  emu::launch_cluster_kernel<Kernel>(grid, block, cluster, shared_bytes, stream,
+                                     std::forward<Args>(args)...);
+#else
+  cudaLaunchConfig_t config{};
+  config.gridDim = grid;
+  config.blockDim = block;
+  config.dynamicSmemBytes = shared_bytes;
+  config.stream = stream;
+  cudaLaunchAttribute attribute{};
+  attribute.id = cudaLaunchAttributeClusterDimension;
+  attribute.val.clusterDim.x = cluster;
+  attribute.val.clusterDim.y = 1;
+  attribute.val.clusterDim.z = 1;
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  cudaLaunchKernelEx(&config, Kernel,
+                     std::forward<Args>(args)...);  // its error: cudaGetLastError's
+#endif
+}
 
 // Kernel<<<grid, block, shared_bytes, stream>>>(args...). Launch errors are
 // left for cudaGetLastError (check_launch), as after `<<<>>>`.

@@ -20,6 +20,12 @@
 //   atomicAdd, atomicMax     plain read-modify-write on an emu::Ptr: threads
 //                            switch only at the collectives above, so nothing
 //                            interleaves
+//   this_cluster().sync(),   kernel.hpp's cluster_sync, cluster_rank and
+//   block_rank(),            cluster_peer: a barrier of every thread of the
+//   map_shared_rank()        cluster's blocks; blockIdx.x mod the cluster's
+//                            blocks; the same offset in the dynamic shared
+//                            memory of another block of the cluster (each
+//                            block's is kept apart while another runs)
 #pragma once
 
 #include <math.h>  // the global float and double overloads the kernels call unqualified
@@ -72,6 +78,15 @@ void barrier(const std::source_location& where);
 // vote). `operand` is the source lane, xor mask or delta.
 std::uint64_t warp_collective(WarpOp op, unsigned mask, std::uint64_t bits, int operand, int width,
                               const std::source_location& where);
+
+// Thread-block clusters (launch.hpp's launch_cluster_kernel): the barrier of
+// every thread of the cluster, this block's rank in it and its blocks, and
+// the address of byte `p` of this block's dynamic shared memory in the
+// dynamic shared memory of the block of rank `rank`.
+void cluster_barrier(const std::source_location& where);
+unsigned cluster_rank();
+unsigned cluster_blocks();
+void* cluster_map(void* p, unsigned rank, const std::source_location& where);
 
 template <class T>
 std::uint64_t to_bits(T v) {

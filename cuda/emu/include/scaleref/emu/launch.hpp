@@ -3,7 +3,10 @@
 // blocks one after another, the threads of each block as fibers switching at
 // __syncthreads and the warp collectives, under each schedule of
 // options().schedules; errors are left for cudaGetLastError and the next
-// synchronizing call, as a device's are.
+// synchronizing call, as a device's are. A launch in thread-block clusters
+// (launch_cluster_kernel) runs the blocks of one cluster together: each runs
+// until every one of its threads waits at the cluster barrier, then the next
+// block of the cluster runs, and once all wait the barrier opens.
 #pragma once
 
 #include <cstddef>
@@ -110,6 +113,7 @@ struct Launch {
   void (*body)(void* params);  // runs the kernel with the launch's parameters
   void* params;                // the parameters, as the kernel's own types
   std::size_t params_bytes;    // scanned for pointers into device memory
+  unsigned cluster = 1;        // blocks per cluster, along x (1: no clusters)
 };
 void run(const Launch& launch);
 
@@ -137,9 +141,13 @@ const char* kernel_name() {
 
 }  // namespace detail
 
-// Kernel<<<grid, block, shared_bytes, stream>>>(args...) on the CPU.
+// Kernel<<<grid, block, shared_bytes, stream>>>(args...) on the CPU, in
+// clusters of `cluster` blocks along x (cudaLaunchKernelEx with
+// cudaLaunchAttributeClusterDimension {cluster, 1, 1}): 1 to 8 blocks (the
+// portable sizes), and grid.x a multiple of it.
 template <auto Kernel, class... Args>
-void launch_kernel(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t, Args&&... args) {
+void launch_cluster_kernel(dim3 grid, dim3 block, unsigned cluster, std::size_t shared_bytes,
+                           cudaStream_t, Args&&... args) {
   using Params = typename detail::ParamsOf<decltype(Kernel)>::type;
   static_assert(detail::all_kernel_params<Params>,
                 "a kernel parameter holds a raw pointer: take device memory as DevPtr<T> or "
@@ -149,7 +157,14 @@ void launch_kernel(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t
   Params params{std::forward<Args>(args)...};
   const auto body = [](void* p) { std::apply(Kernel, *static_cast<const Params*>(p)); };
   detail::run({reinterpret_cast<const void*>(Kernel), detail::kernel_name<Kernel>(), grid, block,
-               shared_bytes, +body, &params, sizeof params});
+               shared_bytes, +body, &params, sizeof params, cluster});
+}
+
+// Kernel<<<grid, block, shared_bytes, stream>>>(args...) on the CPU.
+template <auto Kernel, class... Args>
+void launch_kernel(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream,
+                   Args&&... args) {
+  launch_cluster_kernel<Kernel>(grid, block, 1, shared_bytes, stream, std::forward<Args>(args)...);
 }
 
 }  // namespace scaleref::emu

@@ -60,6 +60,7 @@ enum cudaDeviceAttr {
   cudaDevAttrComputeCapabilityMajor = 75,
   cudaDevAttrComputeCapabilityMinor = 76,
   cudaDevAttrMaxSharedMemoryPerBlockOptin = 97,
+  cudaDevAttrClusterLaunch = 120,
 };
 
 enum cudaFuncAttribute {
