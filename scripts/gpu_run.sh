@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Run ON A GPU MACHINE: everything the CUDA issue asks of one.
-#   scripts/gpu_run.sh OUTDIR [check|bench|ncu|passes|torch|torch-build|torch-run|all] [--quick]
+#   scripts/gpu_run.sh OUTDIR [check|bench|ncu|passes|clusters|torch|torch-build|torch-run|all] [--quick]
 # (a device call may run 10 minutes: `check` and `bench` fit one call each).
 # `torch` is `torch-build` (CPU only: it can run beside a GPU step) then
-# `torch-run`; `passes` is not part of `all`.
+# `torch-run`; `passes` and `clusters` are not part of `all`.
 # A lease is short (15 minutes of device time in all, the start included), so
 # the build can be made HERE and carried (scripts/gpu_build_here.sh), and every
 # step can be held to a deadline:
@@ -39,6 +39,11 @@
 #                  with every second pass forced front to back, then back to
 #                  front (SCALEREF_SECOND_PASS): the direction rule measured
 #                  (cuda/bench/compare_runs.py sets the two side by side)
+#   clusters_on.txt, clusters_off.txt, clusters_*.json
+#                  cuda_bench's backward at 4096 x 4096 and 2048 x 16384 with
+#                  the blocks' sums added in thread-block clusters, then by
+#                  sum_partials (SCALEREF_CLUSTERS=off): the same bits, and
+#                  the cluster reduction's time measured against it
 #   torch_*.txt, torch_modules_*.json
 #                  scaleref.torch (issue 36), built here against the machine's
 #                  PyTorch: its tests on CUDA tensors, and each module's forward
@@ -50,12 +55,12 @@
 # exits non-zero when any step failed.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-usage="usage: scripts/gpu_run.sh OUTDIR [check|bench|ncu|passes|torch|torch-build|torch-run|all] [--quick]"
+usage="usage: scripts/gpu_run.sh OUTDIR [check|bench|ncu|passes|clusters|torch|torch-build|torch-run|all] [--quick]"
 out=${1:?$usage}
 what=${2:-all}
 quick=${3:-}
 case $what in
-  check | bench | ncu | passes | torch | torch-build | torch-run | all) ;;
+  check | bench | ncu | passes | clusters | torch | torch-build | torch-run | all) ;;
   *) echo "gpu_run.sh: unknown step '$what'; $usage" >&2; exit 2 ;;
 esac
 case $quick in
@@ -196,6 +201,14 @@ if [[ $what == passes ]]; then
       --shape 1024x65536 --shape 2048x16384 --no-sweep --dir bwd --dtype all \
       --op rmsnorm,layernorm,seednorm,seednorm_h16,sdd_epilogue --commit "$commit" \
       --json "$out/passes_$pass.json"
+  done
+fi
+if [[ $what == clusters ]]; then
+  for clusters in on off; do
+    step "clusters_$clusters" env SCALEREF_CLUSTERS=$clusters "$build/cuda/cuda_bench" \
+      --shape 4096x4096 --shape 2048x16384 --no-sweep --dir bwd --dtype all \
+      --op rmsnorm,layernorm,dyt,seednorm,seednorm_h16,sdd_epilogue --commit "$commit" \
+      --json "$out/clusters_$clusters.json"
   done
 fi
 tb=${TORCH_BUILD_DIR:-$root/build-torch}

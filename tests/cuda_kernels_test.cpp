@@ -14,6 +14,7 @@
 #include <scaleref/cuda/dyt.hpp>
 #include <scaleref/cuda/layernorm.hpp>
 #include <scaleref/cuda/rmsnorm.hpp>
+#include <scaleref/cuda/scalevec.hpp>
 #include <scaleref/cuda/seednorm.hpp>
 #include <scaleref/norm/rmsnorm.hpp>
 #include <string>
@@ -326,6 +327,146 @@ struct SecondPassSetting : scaleref::test::ScopedEnv {
   explicit SecondPassSetting(const char* value) : ScopedEnv("SCALEREF_SECOND_PASS", value) {}
 };
 
+// The batch the bitwise backward tests run: x, dy and the parameters repeat
+// along each row (`repeating`), the gradients start at zero.
+template <class T>
+struct BackwardBatch {
+  static cuda::DeviceBuffer<T> zeros(std::int64_t k) {
+    return cuda::DeviceBuffer<T>(std::vector<T>(k));
+  }
+  BackwardBatch(std::int64_t n, std::int64_t d)
+      : x(repeating<T>(n, d, 1, -2, 2)),
+        dy(repeating<T>(n, d, 5, -1, 1)),
+        y(zeros(n * d)),
+        dx(zeros(n * d)),
+        gamma(repeating<T>(1, d, 2, 0.5, 1.5)),
+        beta(repeating<T>(1, d, 3, -0.5, 0.5)),
+        alpha(repeating<T>(1, d, 4, 0.5, 1.5)),
+        scalar(std::vector<T>(1, cuda::from_double<T>(0.8))),
+        g1(zeros(d)),
+        g2(zeros(d)),
+        g3(zeros(d)),
+        dscalar(zeros(1)),
+        xv{x.data(), n, d, d},
+        dyv{dy.data(), n, d, d},
+        yv{y.data(), n, d, d},
+        dxv{dx.data(), n, d, d} {}
+  cuda::DeviceBuffer<T> x, dy, y, dx;
+  const cuda::DeviceBuffer<T> gamma, beta, alpha, scalar;
+  cuda::DeviceBuffer<T> g1, g2, g3, dscalar;  // the parameter gradients
+  Rows<const T> xv, dyv;
+  Rows<T> yv, dxv;
+  cuda::Workspace ws;
+};
+
+// One backward call of each_backward: `what` for messages, `kernel` the
+// name of the kernel that sums its parameter gradients, whether the call's
+// second pass reads the row again (`two_passes`) and its outputs repeat
+// along the row as x does (`periodic`: not AP's da, a sum over z = x W^T).
+struct BackwardCase {
+  std::string what;
+  const char* kernel;
+  int heads;
+  bool two_passes, periodic;
+};
+
+// Every backward with parameter gradients on b, after its forward:
+// f(case, call, outputs) with `call` running the backward and `outputs`
+// naming the buffers it writes. AP's (`with_ap`) needs a d x d weight.
+template <class T, class F>
+void each_backward(BackwardBatch<T>& b, bool with_ap, const F& f) {
+  const std::int64_t n = b.xv.rows, d = b.xv.cols;
+  for (int heads : {1, 2}) {
+    const cuda::rmsnorm::Config c{1e-6, heads};
+    cuda::rmsnorm::Cache<T> cache;
+    cuda::rmsnorm::forward<T>({b.gamma.data()}, c, b.xv, b.yv, &cache);
+    f(BackwardCase{"rmsnorm", "rmsnorm::backward_kernel", heads, true, true},
+      [&] {
+        cuda::rmsnorm::backward<T>({b.gamma.data()}, c, cache, b.xv, b.dyv, b.dxv, {b.g1.data()},
+                                   b.ws);
+      },
+      {{"dx", &b.dx}, {"dgamma", &b.g1}});
+  }
+  {
+    cuda::layernorm::Cache<T> cache;
+    cuda::layernorm::forward<T>({b.gamma.data(), b.beta.data()}, {}, b.xv, b.yv, &cache);
+    f(BackwardCase{"layernorm", "layernorm::backward_kernel", 1, true, true},
+      [&] {
+        cuda::layernorm::backward<T>({b.gamma.data(), b.beta.data()}, {}, cache, b.xv, b.dyv, b.dxv,
+                                     {b.g1.data(), b.g2.data()}, b.ws);
+      },
+      {{"dx", &b.dx}, {"dgamma", &b.g1}, {"dbeta", &b.g2}});
+  }
+  {
+    const cuda::dyt::Params<T> p{b.scalar.data(), b.gamma.data(), b.beta.data()};
+    f(BackwardCase{"dyt", "dyt::backward_kernel", 1, false, true},
+      [&] {
+        cuda::dyt::backward<T>(p, b.xv, b.dyv, b.dxv, {b.dscalar.data(), b.g1.data(), b.g2.data()},
+                               b.ws);
+      },
+      {{"dx", &b.dx}, {"dalpha", &b.dscalar}, {"dgamma", &b.g1}, {"dbeta", &b.g2}});
+  }
+  // SeeDNorm and AdaSeeDNorm (whose per-row conditions repeat like x)
+  const cuda::DeviceBuffer<T> gc(repeating<T>(n, d, 6, -0.3, 0.3)),
+      ec(repeating<T>(n, d, 7, -0.3, 0.3));
+  cuda::DeviceBuffer<T> dgc = BackwardBatch<T>::zeros(n * d), dec = BackwardBatch<T>::zeros(n * d);
+  const cuda::seednorm::Condition<T> cond{{gc.data(), n, d, d}, {ec.data(), n, d, d}};
+  for (const bool ada : {false, true})
+    for (int heads : {1, 4})
+      for (const auto form :
+           {cuda::seednorm::AlphaForm::vector, cuda::seednorm::AlphaForm::scalar}) {
+        cuda::seednorm::Config c;
+        c.heads = heads;
+        c.alpha = form;
+        const bool vector = form == cuda::seednorm::AlphaForm::vector;
+        const cuda::seednorm::Params<T> p{vector ? b.alpha.data() : b.scalar.data(), b.beta.data(),
+                                          ada ? nullptr : b.gamma.data()};
+        cuda::DeviceBuffer<T>& dalpha = vector ? b.g1 : b.dscalar;
+        const BackwardCase what{
+            std::string(ada ? "adaseednorm" : "seednorm") + (vector ? "" : " (scalar alpha)"),
+            "seednorm::backward_kernel", heads, true, true};
+        cuda::seednorm::Cache<T> cache;
+        if (!ada) {
+          cuda::seednorm::forward<T>(p, c, b.xv, b.yv, &cache);
+          f(what,
+            [&] {
+              cuda::seednorm::backward<T>(p, c, cache, b.xv, b.dyv, b.dxv,
+                                          {dalpha.data(), b.g2.data(), b.g3.data()}, b.ws);
+            },
+            {{"dx", &b.dx}, {"dalpha", &dalpha}, {"dbeta", &b.g2}, {"dgamma", &b.g3}});
+          continue;
+        }
+        cuda::seednorm::ada_forward<T>(p, c, cond, b.xv, b.yv, &cache);
+        f(what,
+          [&] {
+            cuda::seednorm::ada_backward<T>(p, c, cond, cache, b.xv, b.dyv, b.dxv,
+                                            {dalpha.data(), b.g2.data(), nullptr},
+                                            {{dgc.data(), n, d, d}, {dec.data(), n, d, d}}, b.ws);
+          },
+          {{"dx", &b.dx},
+           {"dalpha", &dalpha},
+           {"dbeta", &b.g2},
+           {"dgamma_c", &dgc},
+           {"deta_c", &dec}});
+      }
+  if (with_ap) {  // AP's a: the column-scaling kernel's sums
+    const cuda::DeviceBuffer<T> w(repeating<T>(d, d, 8, -0.1, 0.1));
+    cuda::Blas blas;
+    cuda::scalevec::Config c;
+    c.strategy = cuda::scalevec::Strategy::ap;
+    cuda::scalevec::Params<T> p;
+    p.W = {w.data(), d, d, d};
+    p.a = b.alpha.data();
+    cuda::scalevec::Cache<T> cache;
+    cuda::scalevec::forward<T>(blas, p, c, b.xv, b.yv, &cache);
+    cuda::scalevec::Grads<T> g;
+    g.da = b.g1.data();
+    f(BackwardCase{"scalevec ap", "scale_columns_backward_kernel", 1, false, false},
+      [&] { cuda::scalevec::backward<T>(blas, p, c, cache, b.xv, b.dyv, b.dxv, g, b.ws); },
+      {{"dx", &b.dx}, {"da", &b.g1}});
+  }
+}
+
 template <class T>
 void expect_periodic_gradients(std::int64_t n, std::int64_t d) {
 #if defined(SCALEREF_CUDA_EMU)
@@ -335,16 +476,7 @@ void expect_periodic_gradients(std::int64_t n, std::int64_t d) {
     ~GridLimit() { emu::options().max_grid_x = saved; }
   } limit;
 #endif
-  cuda::DeviceBuffer<T> x(repeating<T>(n, d, 1, -2, 2)), dy(repeating<T>(n, d, 5, -1, 1)),
-      y(std::vector<T>(n * d)), dx(std::vector<T>(n * d));
-  const cuda::DeviceBuffer<T> gamma(repeating<T>(1, d, 2, 0.5, 1.5)),
-      beta(repeating<T>(1, d, 3, -0.5, 0.5)), alpha(repeating<T>(1, d, 4, 0.5, 1.5));
-  const auto zeros = [](std::int64_t k) { return cuda::DeviceBuffer<T>(std::vector<T>(k)); };
-  cuda::DeviceBuffer<T> g1 = zeros(d), g2 = zeros(d), g3 = zeros(d), dscalar = zeros(1);
-  const cuda::DeviceBuffer<T> scalar(std::vector<T>(1, cuda::from_double<T>(0.8)));
-  const Rows<const T> xv{x.data(), n, d, d}, dyv{dy.data(), n, d, d};
-  const Rows<T> yv{y.data(), n, d, d}, dxv{dx.data(), n, d, d};
-  cuda::Workspace ws;
+  BackwardBatch<T> b(n, d);
   // Runs `call` (a backward), checks each output of d columns for its
   // period, and runs the call again with its second pass walking each row
   // back to front: every output, poisoned with NaN in between, must come back
@@ -430,82 +562,86 @@ void expect_periodic_gradients(std::int64_t n, std::int64_t d) {
       ++k;
     }
   };
-  for (int heads : {1, 2}) {
-    const cuda::rmsnorm::Config c{1e-6, heads};
-    cuda::rmsnorm::Cache<T> cache;
-    cuda::rmsnorm::forward<T>({gamma.data()}, c, xv, yv, &cache);
-    run("rmsnorm", heads, true,
-        [&] {
-          cuda::rmsnorm::backward<T>({gamma.data()}, c, cache, xv, dyv, dxv, {g1.data()}, ws);
-        },
-        {{"dx", &dx}, {"dgamma", &g1}});
-  }
-  {
-    cuda::layernorm::Cache<T> cache;
-    cuda::layernorm::forward<T>({gamma.data(), beta.data()}, {}, xv, yv, &cache);
-    run("layernorm", 1, true,
-        [&] {
-          cuda::layernorm::backward<T>({gamma.data(), beta.data()}, {}, cache, xv, dyv, dxv,
-                                       {g1.data(), g2.data()}, ws);
-        },
-        {{"dx", &dx}, {"dgamma", &g1}, {"dbeta", &g2}});
-  }
-  {
-    const cuda::dyt::Params<T> p{scalar.data(), gamma.data(), beta.data()};
-    run("dyt", 1, false,
-        [&] {
-          cuda::dyt::backward<T>(p, xv, dyv, dxv, {dscalar.data(), g1.data(), g2.data()}, ws);
-        },
-        {{"dx", &dx}, {"dgamma", &g1}, {"dbeta", &g2}});
-  }
-  // SeeDNorm and AdaSeeDNorm (whose per-row conditions repeat like x)
-  const cuda::DeviceBuffer<T> gc(repeating<T>(n, d, 6, -0.3, 0.3)),
-      ec(repeating<T>(n, d, 7, -0.3, 0.3));
-  cuda::DeviceBuffer<T> dgc = zeros(n * d), dec = zeros(n * d);
-  const cuda::seednorm::Condition<T> cond{{gc.data(), n, d, d}, {ec.data(), n, d, d}};
-  for (const bool ada : {false, true})
-    for (int heads : {1, 4})
-      for (const auto form :
-           {cuda::seednorm::AlphaForm::vector, cuda::seednorm::AlphaForm::scalar}) {
-        cuda::seednorm::Config c;
-        c.heads = heads;
-        c.alpha = form;
-        const bool vector = form == cuda::seednorm::AlphaForm::vector;
-        const cuda::seednorm::Params<T> p{vector ? alpha.data() : scalar.data(), beta.data(),
-                                          ada ? nullptr : gamma.data()};
-        cuda::DeviceBuffer<T>& dalpha = vector ? g1 : dscalar;
-        const std::string what =
-            std::string(ada ? "adaseednorm" : "seednorm") + (vector ? "" : " (scalar alpha)");
-        cuda::seednorm::Cache<T> cache;
-        if (!ada) {
-          cuda::seednorm::forward<T>(p, c, xv, yv, &cache);
-          run(what, heads, true,
-              [&] {
-                cuda::seednorm::backward<T>(p, c, cache, xv, dyv, dxv,
-                                            {dalpha.data(), g2.data(), g3.data()}, ws);
-              },
-              {{"dx", &dx}, {"dalpha", &dalpha}, {"dbeta", &g2}, {"dgamma", &g3}});
-          continue;
-        }
-        cuda::seednorm::ada_forward<T>(p, c, cond, xv, yv, &cache);
-        run(what, heads, true,
-            [&] {
-              cuda::seednorm::ada_backward<T>(p, c, cond, cache, xv, dyv, dxv,
-                                              {dalpha.data(), g2.data(), nullptr},
-                                              {{dgc.data(), n, d, d}, {dec.data(), n, d, d}}, ws);
-            },
-            {{"dx", &dx},
-             {"dalpha", &dalpha},
-             {"dbeta", &g2},
-             {"dgamma_c", &dgc},
-             {"deta_c", &dec}});
-      }
+  // (not AP: its d x d weight at 65536 columns)
+  each_backward(b, false,
+                [&](const BackwardCase& c, const auto& call, std::initializer_list<Output> outs) {
+                  if (c.periodic) run(c.what, c.heads, c.two_passes, call, outs);
+                });
 }
 
 TEST_F(CudaKernels, BackwardGradientsKeepTheirBitsWhereSumsAreSplitBetweenSharedAndGlobal) {
   expect_periodic_gradients<float>(5, 65536);
   expect_periodic_gradients<double>(5, 16384);
   expect_periodic_gradients<cuda::bf16>(3, 4096);  // every sum on chip
+}
+
+// Every backward adds its blocks' parameter-gradient sums in chunks of
+// consecutive blocks first (cuda/src/detail/partials.cuh): in the kernel,
+// its blocks launched in thread-block clusters of one chunk that add through
+// distributed shared memory, or by sum_partials when SCALEREF_CLUSTERS=off
+// (or the sums do not fit on chip). Both must give the same bits, for every
+// kernel with parameter gradients. On the emulator the launches' traffic
+// records say which way the kernel that sums went (`kernel`, its name): in
+// clusters of `cluster` blocks, then of 1.
+template <class T>
+void expect_cluster_sums_keep_their_bits(std::int64_t n, std::int64_t d,
+                                         [[maybe_unused]] unsigned cluster) {
+  BackwardBatch<T> b(n, d);
+  using Output = std::pair<const char*, cuda::DeviceBuffer<T>*>;
+  const auto both = [&](const std::string& what, [[maybe_unused]] const char* kernel,
+                        const auto& call, std::initializer_list<Output> outs) {
+#if defined(SCALEREF_CUDA_EMU)
+    const auto expect_clusters = [&](unsigned want, const char* how) {
+      int launches = 0;
+      for (const emu::LaunchTraffic& t : emu::take_traffic())
+        if (t.kernel.find(kernel) != std::string::npos) {
+          EXPECT_EQ(t.cluster, want) << what << " " << how << ": " << t.kernel;
+          ++launches;
+        }
+      EXPECT_EQ(launches, 1) << what << " " << how;
+    };
+    emu::options().traffic = true;
+    emu::take_traffic();
+#endif
+    {
+      const test::ScopedEnv on("SCALEREF_CLUSTERS", nullptr);
+      call();
+    }
+#if defined(SCALEREF_CUDA_EMU)
+    expect_clusters(cluster, "with clusters");
+#endif
+    std::vector<std::vector<T>> first;
+    for (const auto& [name, buf] : outs) {
+      first.push_back(buf->download());
+      buf->upload(std::vector<T>(buf->size(), std::numeric_limits<T>::quiet_NaN()));
+    }
+    {
+      const test::ScopedEnv off("SCALEREF_CLUSTERS", "off");
+      call();
+    }
+#if defined(SCALEREF_CUDA_EMU)
+    expect_clusters(1, "with SCALEREF_CLUSTERS=off");
+    emu::options().traffic = false;
+#endif
+    std::size_t k = 0;
+    for (const auto& [name, buf] : outs) {
+      const std::vector<T> again = buf->download();
+      EXPECT_EQ(std::memcmp(again.data(), first[k].data(), again.size() * sizeof(T)), 0)
+          << what << " " << name << " " << sizeof(T) << "-byte " << n << "x" << d
+          << ": other bits with the chunks added by sum_partials";
+      ++k;
+    }
+  };
+  each_backward(b, true,
+                [&](const BackwardCase& c, const auto& call, std::initializer_list<Output> outs) {
+                  both(c.what, c.kernel, call, outs);
+                });
+}
+
+TEST_F(CudaKernels, BackwardSumsKeepTheirBitsWhetherClustersOrSumPartialsAddTheChunks) {
+  expect_cluster_sums_keep_their_bits<float>(64, 512, 8);       // 64 blocks: clusters of 8
+  expect_cluster_sums_keep_their_bits<cuda::bf16>(12, 256, 4);  // 12 blocks: of 4
+  expect_cluster_sums_keep_their_bits<double>(7, 128, 1);       // 7 blocks: none
 }
 
 TEST_F(CudaKernels, SeedNormBackwardReplaysBitForBit) {

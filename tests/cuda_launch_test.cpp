@@ -192,6 +192,44 @@ TEST(CudaLaunch, BackwardWalksBackToFrontOnlyWhereTheResidentRowsOverflowL2) {
 
 // SCALEREF_SECOND_PASS forces the direction (for measuring the rule on a
 // GPU); unset, empty or "rule" leaves it to the rule; anything else is refused.
+// The backward's chunks (partials.cuh): 8 blocks, or the largest power of two
+// that divides the block count, so that a cluster of one chunk tiles the grid.
+TEST(CudaLaunch, BackwardChunksAreThePowerOfTwoUpToEightThatDividesTheBlocks) {
+  const std::pair<std::int64_t, int> cases[] = {{512, 8}, {256, 8}, {136, 8}, {1024, 8}, {132, 4},
+                                                {12, 4},  {6, 2},   {7, 1},   {1, 1},    {2, 2}};
+  for (const auto& [blocks, chunk] : cases) {
+    EXPECT_EQ(detail::sum_chunk(blocks), chunk) << blocks;
+    EXPECT_EQ(blocks % chunk, 0);
+  }
+  // every block count a backward can have
+  for (std::int64_t rows = 1; rows <= 20000; rows += 7) {
+    const std::int64_t blocks = detail::backward_geometry(rows, 4096, 8).blocks;
+    const int chunk = detail::sum_chunk(blocks);
+    EXPECT_EQ(blocks % chunk, 0) << rows;
+    EXPECT_TRUE(chunk == 8 || blocks % (2 * chunk) != 0) << rows;
+  }
+}
+
+TEST(CudaLaunch, ClustersCanBeTurnedOffFromTheEnvironment) {
+  using scaleref::test::error_of;
+  using scaleref::test::mentions;
+  using scaleref::test::ScopedEnv;
+  for (const char* on : {static_cast<const char*>(nullptr), "", "on"}) {
+    const ScopedEnv env("SCALEREF_CLUSTERS", on);
+    EXPECT_TRUE(detail::clusters_allowed("here")) << (on ? on : "unset");
+  }
+  {
+    const ScopedEnv env("SCALEREF_CLUSTERS", "off");
+    EXPECT_FALSE(detail::clusters_allowed("here"));
+  }
+  for (const char* bad : {"Off", "0", "no"}) {
+    const ScopedEnv env("SCALEREF_CLUSTERS", bad);
+    const std::string e = error_of([] { detail::clusters_allowed("dyt::backward"); });
+    EXPECT_TRUE(mentions(e, "dyt::backward: SCALEREF_CLUSTERS must be on or off")) << e;
+    EXPECT_TRUE(mentions(e, std::string("got '") + bad + "'")) << e;
+  }
+}
+
 TEST(CudaLaunch, SecondPassDirectionCanBeForcedFromTheEnvironment) {
   using detail::SecondPass;
   using scaleref::test::error_of;

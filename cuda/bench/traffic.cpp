@@ -145,6 +145,7 @@ json launch_json(const scaleref::emu::LaunchTraffic& t) {
           {"grid", {t.grid[0], t.grid[1], t.grid[2]}},
           {"block", {t.block[0], t.block[1], t.block[2]}},
           {"dynamic_shared_bytes", t.shared_bytes},
+          {"cluster", t.cluster},
           {"blocks", t.blocks},
           {"blocks_run", t.blocks_run},
           {"scale", t.scale()},

@@ -42,13 +42,13 @@ __global__ void __launch_bounds__(kMaxThreads)
 template <class D, int V>
 __global__ void __launch_bounds__(kMaxThreads, 1)
     backward_kernel(DevRows<const D> x, DevRows<const D> dy, DevRows<D> dx, DevPtr<const D> alpha,
-                    DevPtr<const D> gamma, DevPtr<AccT<D>> partials, i64 kept_sums) {
+                    DevPtr<const D> gamma, DevPtr<AccT<D>> partials, i64 kept_sums, int cluster) {
   using A = AccT<D>;
   SCALEREF_SHARED(ScratchRow<A>, scratch, 32);
   const A a = widen(ld(alpha));
   const i64 w = x.cols;
   Accumulators<A> acc =
-      block_accumulators(partials, 2 * w + 1, ptr_cast<A*>(dynamic_shared), kept_sums);
+      block_accumulators(partials, 2 * w + 1, ptr_cast<A*>(dynamic_shared), kept_sums, cluster);
   zero_owned<V>(acc, w, 2);
   A dalpha = 0;                                           // this thread's share of sum u x
   for (RowLoop rows(x.rows); rows.more(); rows.next()) {  // one row per block: all active
@@ -76,9 +76,9 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
       store<V>(dxr, j, w, out);
     }
   }
-  copy_owned<V>(acc, w, 2);
+  finish_sums<V>(acc, w, 2, cluster);
   dalpha = group_sum(dalpha, scratch);
-  if (threadIdx.x == 0) st(acc.partial + 2 * w, dalpha);
+  finish_scalar(acc, 2 * w + 1, 2 * w, dalpha, threadIdx.x == 0, cluster);
 }
 
 template <class T>
@@ -119,16 +119,16 @@ void backward(const Params<T>& p, Rows<const T> x, Rows<const T> dy, Rows<T> dx,
   with_vector_width<T>(V, [&](auto vc) {
     constexpr auto kernel = backward_kernel<Dev<T>, vc()>;
     allow_dynamic_shared(where, kernel, plan.smem);
-    launch<kernel>(geo.blocks, geo.group, plan.smem, stream, dev(x), dev(dy), dev(dx), dev(p.alpha),
-                   dev(p.gamma), plan.partials, plan.kept);
+    launch_cluster<kernel>(geo.blocks, geo.group, plan.cluster, plan.smem, stream, dev(x), dev(dy),
+                           dev(dx), dev(p.alpha), dev(p.gamma), plan.partials, plan.kept,
+                           plan.cluster);
   });
   check_launch(where);
   Outputs<Dev<T>> outs;
   outs.add(dev(g.dgamma), 0, x.cols);
   outs.add(dev(g.dbeta), x.cols, x.cols);
   outs.add(dev(g.dalpha), 2 * x.cols, 1);
-  launch_sum_partials<Dev<T>>(plan.partials, geo.blocks, count, outs,
-                              SumLayout{x.cols, 2, geo.group, V}, stream);
+  launch_sum_partials<Dev<T>>(plan, count, outs, SumLayout{x.cols, 2, geo.group, V}, stream);
 }
 
 #define SCALEREF_INSTANTIATE(T)                                                      \

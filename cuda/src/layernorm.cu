@@ -99,13 +99,13 @@ template <class D, int V>
 __global__ void __launch_bounds__(kMaxThreads, 1)
     backward_kernel(DevRows<const D> x, DevRows<const D> dy, DevRows<D> dx, DevPtr<const D> gamma,
                     DevPtr<const AccT<D>> mean, DevPtr<const AccT<D>> rstd,
-                    DevPtr<AccT<D>> partials, i64 kept_sums, bool back) {
+                    DevPtr<AccT<D>> partials, i64 kept_sums, int cluster, bool back) {
   using A = AccT<D>;
   SCALEREF_SHARED(ScratchRow<A>, scratch, 32);
   const i64 w = x.cols;
   Accumulators<A> acc{};
   if (partials) {
-    acc = block_accumulators(partials, 2 * w, ptr_cast<A*>(dynamic_shared), kept_sums);
+    acc = block_accumulators(partials, 2 * w, ptr_cast<A*>(dynamic_shared), kept_sums, cluster);
     zero_owned<V>(acc, w, 2);
   }
   for (RowLoop rows(x.rows); rows.more(); rows.next()) {  // one row per block: all active
@@ -148,7 +148,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
       store<V>(dxr, j, w, out);
     }
   }
-  if (partials) copy_owned<V>(acc, w, 2);
+  if (partials) finish_sums<V>(acc, w, 2, cluster);
 }
 
 }  // namespace
@@ -204,16 +204,16 @@ void backward(const Params<T>& p, const Config&, const Cache<T>& cache, Rows<con
   with_vector_width<T>(V, [&](auto vc) {
     constexpr auto kernel = backward_kernel<Dev<T>, vc()>;
     allow_dynamic_shared(where, kernel, plan.smem);
-    launch<kernel>(geo.blocks, geo.group, plan.smem, stream, dev(x), dev(dy), dev(dx), dev(p.gamma),
-                   cache.mean.data(), cache.rstd.data(), plan.partials, plan.kept, back);
+    launch_cluster<kernel>(geo.blocks, geo.group, plan.cluster, plan.smem, stream, dev(x), dev(dy),
+                           dev(dx), dev(p.gamma), cache.mean.data(), cache.rstd.data(),
+                           plan.partials, plan.kept, plan.cluster, back);
   });
   check_launch(where);
   if (want) {
     Outputs<Dev<T>> outs;
     outs.add(dev(g.dgamma), 0, x.cols);
     outs.add(dev(g.dbeta), x.cols, x.cols);
-    launch_sum_partials<Dev<T>>(plan.partials, geo.blocks, count, outs,
-                                SumLayout{x.cols, 2, geo.group, V}, stream);
+    launch_sum_partials<Dev<T>>(plan, count, outs, SumLayout{x.cols, 2, geo.group, V}, stream);
   }
 }
 

@@ -63,14 +63,14 @@ template <class D, int V>
 __global__ void __launch_bounds__(kMaxThreads, 1)
     backward_kernel(DevRows<const D> x, DevRows<const D> dy, DevRows<D> dx, DevPtr<const D> gamma,
                     int heads, DevPtr<const AccT<D>> rstd, DevPtr<AccT<D>> partials, i64 kept_sums,
-                    bool back) {
+                    int cluster, bool back) {
   using A = AccT<D>;
   SCALEREF_SHARED(ScratchRow<A>, scratch, 32);
   const i64 w = x.cols / heads;
   // dgamma's running sums (when wanted: partials != nullptr); thread-owned columns
   Accumulators<A> dgamma{};
   if (partials) {
-    dgamma = block_accumulators(partials, x.cols, ptr_cast<A*>(dynamic_shared), kept_sums);
+    dgamma = block_accumulators(partials, x.cols, ptr_cast<A*>(dynamic_shared), kept_sums, cluster);
     zero_owned<V>(dgamma, w, heads);  // head-relative columns, as the loop below adds
   }
   for (RowLoop rows(x.rows); rows.more(); rows.next()) {  // one row per block: all active
@@ -107,7 +107,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
       }
     }
   }
-  if (partials) copy_owned<V>(dgamma, w, heads);
+  if (partials) finish_sums<V>(dgamma, w, heads, cluster);
 }
 
 }  // namespace
@@ -161,15 +161,15 @@ void backward(const Params<T>& p, const Config& c, const Cache<T>& cache, Rows<c
   with_vector_width<T>(V, [&](auto vc) {
     constexpr auto kernel = backward_kernel<Dev<T>, vc()>;
     allow_dynamic_shared(where, kernel, plan.smem);
-    launch<kernel>(geo.blocks, geo.group, plan.smem, stream, dev(x), dev(dy), dev(dx), dev(p.gamma),
-                   c.heads, cache.rstd.data(), plan.partials, plan.kept, back);
+    launch_cluster<kernel>(geo.blocks, geo.group, plan.cluster, plan.smem, stream, dev(x), dev(dy),
+                           dev(dx), dev(p.gamma), c.heads, cache.rstd.data(), plan.partials,
+                           plan.kept, plan.cluster, back);
   });
   check_launch(where);
   if (g.dgamma) {
     Outputs<Dev<T>> outs;
     outs.add(dev(g.dgamma), 0, x.cols);
-    launch_sum_partials<Dev<T>>(plan.partials, geo.blocks, x.cols, outs,
-                                SumLayout{w, c.heads, geo.group, V}, stream);
+    launch_sum_partials<Dev<T>>(plan, x.cols, outs, SumLayout{w, c.heads, geo.group, V}, stream);
   }
 }
 

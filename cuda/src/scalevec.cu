@@ -58,12 +58,13 @@ __global__ void __launch_bounds__(kMaxThreads)
 template <class D, int V>
 __global__ void __launch_bounds__(kMaxThreads, 1)
     scale_columns_backward_kernel(DevRows<const D> z, DevRows<const D> dy, DevRows<D> dz,
-                                  DevPtr<const D> a, DevPtr<AccT<D>> partials, i64 kept_sums) {
+                                  DevPtr<const D> a, DevPtr<AccT<D>> partials, i64 kept_sums,
+                                  int cluster) {
   using A = AccT<D>;
   const i64 w = z.cols;
   Accumulators<A> da{};
   if (partials) {
-    da = block_accumulators(partials, w, ptr_cast<A*>(dynamic_shared), kept_sums);
+    da = block_accumulators(partials, w, ptr_cast<A*>(dynamic_shared), kept_sums, cluster);
     zero_owned<V>(da, w, 1);
   }
   for (RowLoop rows(z.rows); rows.more(); rows.next()) {
@@ -91,7 +92,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
       }
     }
   }
-  if (partials) copy_owned<V>(da, w, 1);
+  if (partials) finish_sums<V>(da, w, 1, cluster);
 }
 
 // out(i, j) = sum over b = 0, 1, ... of parts[b * part + i * cols + j], in Acc,
@@ -135,15 +136,14 @@ void scale_columns_backward(Rows<const T> z, Rows<const T> dy, Rows<T> dz, const
   with_vector_width<T>(V, [&](auto vc) {
     constexpr auto kernel = scale_columns_backward_kernel<Dev<T>, vc()>;
     allow_dynamic_shared(where, kernel, plan.smem);
-    launch<kernel>(geo.blocks, geo.group, plan.smem, stream, dev(z), dev(dy), dev(dz), dev(a),
-                   plan.partials, plan.kept);
+    launch_cluster<kernel>(geo.blocks, geo.group, plan.cluster, plan.smem, stream, dev(z), dev(dy),
+                           dev(dz), dev(a), plan.partials, plan.kept, plan.cluster);
   });
   check_launch(where);
   if (da) {
     Outputs<Dev<T>> outs;
     outs.add(dev(da), 0, w);
-    launch_sum_partials<Dev<T>>(plan.partials, geo.blocks, w, outs, SumLayout{w, 1, geo.group, V},
-                                stream);
+    launch_sum_partials<Dev<T>>(plan, w, outs, SumLayout{w, 1, geo.group, V}, stream);
   }
 }
 

@@ -182,7 +182,8 @@ template <class D, int V, bool kAda>
 __global__ void __launch_bounds__(kBackwardThreads<kAda>, 1)
     backward_kernel(Net<D> n, DevRows<const D> x, DevRows<const D> dy, DevRows<D> dx,
                     DevRows<D> dgamma_c, DevRows<D> deta_c, DevPtr<const AccT<D>> rstd,
-                    DevPtr<const AccT<D>> z, DevPtr<AccT<D>> partials, i64 kept_sums, bool back) {
+                    DevPtr<const AccT<D>> z, DevPtr<AccT<D>> partials, i64 kept_sums, int cluster,
+                    bool back) {
   using A = AccT<D>;
   SCALEREF_SHARED(ScratchRow<A>, scratch, 32);
   const i64 cols = x.cols, w = cols / n.heads;
@@ -192,7 +193,7 @@ __global__ void __launch_bounds__(kBackwardThreads<kAda>, 1)
   DevPtr<A> dz_row = ptr_cast<A*>(dynamic_shared) + kept_sums;
   DevPtr<A> slot = dz_row + n.heads;  // slices_sum's
   Accumulators<A> acc =
-      block_accumulators(partials, count, ptr_cast<A*>(dynamic_shared), kept_sums);
+      block_accumulators(partials, count, ptr_cast<A*>(dynamic_shared), kept_sums, cluster);
   // this slice's segments: segment p = parameter x heads + h is slice p mod
   // slices's, which is h mod slices's because head_slices divides heads
   zero_owned<V>(acc, w, segments);
@@ -283,10 +284,11 @@ __global__ void __launch_bounds__(kBackwardThreads<kAda>, 1)
     }
     __syncthreads();  // dz_row is rewritten for the next row only after every read
   }
-  copy_owned<V>(acc, w, segments);
+  finish_sums<V>(acc, w, segments, cluster);
   if (n.alpha_form == AlphaForm::scalar) {
     dalpha_scalar = slices_sum(group_sum(dalpha_scalar, scratch), slot);
-    if (threadIdx.x == 0 && threadIdx.y == 0) st(acc.partial + 2 * cols, dalpha_scalar);
+    finish_scalar(acc, count, 2 * cols, dalpha_scalar, threadIdx.x == 0 && threadIdx.y == 0,
+                  cluster);
   }
 }
 
@@ -425,16 +427,17 @@ void run_backward(const char* where, const Params<T>& p, const Config& c, const 
   with_vector_width<T>(V, [&](auto vc) {
     constexpr auto kernel = backward_kernel<Dev<T>, vc(), kAda>;
     allow_dynamic_shared(where, kernel, plan.smem);
-    launch<kernel>(geo.blocks, dim3(geo.group, slices), plan.smem, stream, net(p, c, cond), dev(x),
-                   dev(dy), dev(dx), dev(dgc), dev(dec), cache.rstd.data(), cache.z.data(),
-                   plan.partials, plan.kept, back);
+    launch_cluster<kernel>(geo.blocks, dim3(geo.group, slices), plan.cluster, plan.smem, stream,
+                           net(p, c, cond), dev(x), dev(dy), dev(dx), dev(dgc), dev(dec),
+                           cache.rstd.data(), cache.z.data(), plan.partials, plan.kept,
+                           plan.cluster, back);
   });
   check_launch(where);
   Outputs<Dev<T>> outs;
   outs.add(dev(g.dbeta), 0, x.cols);
   outs.add(kAda ? nullptr : dev(g.dgamma), x.cols, x.cols);
   if (c.alpha != AlphaForm::none) outs.add(dev(g.dalpha), 2 * x.cols, alpha_vector ? x.cols : 1);
-  launch_sum_partials<Dev<T>>(plan.partials, geo.blocks, count, outs,
+  launch_sum_partials<Dev<T>>(plan, count, outs,
                               SumLayout{w, (alpha_vector ? 3 : 2) * c.heads, geo.group, V}, stream);
 }
 

@@ -81,7 +81,7 @@ void end_cluster();
 // checks.cpp's access() (every kernel load and store, after its checks).
 namespace traffic {
 void begin_launch(const char* kernel, dim3 grid, dim3 block, std::size_t shared_bytes,
-                  std::uint64_t blocks, std::uint64_t blocks_run);
+                  unsigned cluster, std::uint64_t blocks, std::uint64_t blocks_run);
 void begin_block(unsigned threads);
 void end_block();
 // A block of a cluster parked at the cluster barrier, and resumed: its

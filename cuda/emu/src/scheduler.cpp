@@ -856,7 +856,8 @@ void run(const Launch& l) {
     checks::begin_launch(l.name, g, l.block, dynamic_shared_base(), l.shared_bytes, sampled,
                          static_shared_budget(l.kernel, l.shared_bytes));
     const bool count = o.traffic && si == 0;
-    if (count) traffic::begin_launch(l.name, g, l.block, l.shared_bytes, blocks, order.size() * C);
+    if (count)
+      traffic::begin_launch(l.name, g, l.block, l.shared_bytes, C, blocks, order.size() * C);
     // one block of a launch without clusters
     const auto run_block = [&](unsigned long long k) {
       memory::poison_dynamic_shared(l.shared_bytes);

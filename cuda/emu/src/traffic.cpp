@@ -151,13 +151,14 @@ void close_request(State& s, const RequestKey& key, std::vector<Piece>& pieces) 
 namespace traffic {
 
 void begin_launch(const char* kernel, dim3 grid, dim3 block, std::size_t shared_bytes,
-                  std::uint64_t blocks, std::uint64_t blocks_run) {
+                  unsigned cluster, std::uint64_t blocks, std::uint64_t blocks_run) {
   State& s = state();
   s.cur = LaunchTraffic{};
   s.cur.kernel = kernel;
   s.cur.grid[0] = grid.x, s.cur.grid[1] = grid.y, s.cur.grid[2] = grid.z;
   s.cur.block[0] = block.x, s.cur.block[1] = block.y, s.cur.block[2] = block.z;
   s.cur.shared_bytes = shared_bytes;
+  s.cur.cluster = cluster;
   s.cur.blocks = blocks;
   s.cur.blocks_run = blocks_run;
   s.sites.clear();

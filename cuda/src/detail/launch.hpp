@@ -256,6 +256,33 @@ inline SecondPass second_pass_override(const char* where) {
   fail(where, ": SCALEREF_SECOND_PASS must be front, back or rule (or unset), got '", v, "'");
 }
 
+// The backward's blocks add their parameter-gradient sums in chunks of
+// sum_chunk(blocks) consecutive blocks first (partials.cuh): kClusterBlocks,
+// the largest thread-block cluster every sm_90 device launches (8, the
+// portable size), or the largest power of two dividing the block count.
+// A function of the block count alone, so of the shape: whether the chunks
+// are added in the kernel, in clusters, or by sum_partials changes no bit.
+// (Each block's partial row written out and read back had cost 1.12-1.55x
+// the minimum bytes in the speed model at 4096 and 16384 columns, where the
+// sums fit in shared memory: cuda/results/model/model.txt at 16b286c.)
+inline constexpr int kClusterBlocks = 8;
+inline int sum_chunk(i64 blocks) {
+  int c = kClusterBlocks;
+  while (blocks % c != 0) c /= 2;
+  return c;
+}
+
+// Whether a backward may add its chunks in clusters: SCALEREF_CLUSTERS unset,
+// empty or "on"; "off" leaves them to sum_partials (the same bits: the
+// kernels test compares the two, and scripts/gpu_run.sh can time both). Any
+// other value is an error naming `where`. Read at each call.
+inline bool clusters_allowed(const char* where) {
+  const char* v = std::getenv("SCALEREF_CLUSTERS");
+  if (v == nullptr || *v == '\0' || std::strcmp(v, "on") == 0) return true;
+  if (std::strcmp(v, "off") == 0) return false;
+  fail(where, ": SCALEREF_CLUSTERS must be on or off (or unset), got '", v, "'");
+}
+
 // SeeDNorm's backward splits a row's heads over blockDim.y slices, each a
 // group of `group` threads sized by the head: enough slices for a block to
 // have the threads one group would get for the whole row (row_group), at

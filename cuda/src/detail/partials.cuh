@@ -1,14 +1,30 @@
 // The deterministic second stage of every parameter gradient (internal to
-// cuda/src). A backward kernel's block b owns partial row b of a
-// [blocks, partial_stride(count)] array and adds its rows' contributions into it in row
-// order; no two blocks touch one entry and nothing is atomic. The second
-// stage (sum_partials) adds the partial rows for each column in an order
-// fixed by the number of partial rows and the vector width V (8 groups of
-// rows, or 8 / V under kFillBlocks rows), so the result is the same bits on
-// every run. The accumulator is Acc<T>; the result is
-// rounded to T once. A scalar parameter (DyT's alpha, a scalar SeeDNorm
-// alpha) is a column of its own: each thread sums its entries' terms in a
-// register, and the block adds its threads' sums by group_sum's fixed tree.
+// cuda/src). A backward kernel's block b sums its rows' contributions in row
+// order; no two blocks touch one entry and nothing is atomic. The blocks'
+// sums are then added for each column in an order fixed by the block count
+// and the vector width V alone, so the result is the same bits on every run
+// and on every device:
+//   1. the sums of each chunk of sum_chunk(blocks) consecutive blocks
+//      (launch.hpp: 8, or the largest power of two dividing the block
+//      count), in block order;
+//   2. those chunk sums, by sum_partials (8 groups of them, or 8 / V under
+//      kFillBlocks chunks, each in order, then the groups in order).
+// The workspace holds a partial row per block, [blocks, partial_stride(count)].
+// Step 1 runs in the backward kernel itself where it can (PartialPlan): its
+// blocks are launched in thread-block clusters of one chunk, each keeps all
+// its column sums in shared memory, and after a cluster barrier block r of a
+// cluster adds the cluster's sums of its share of the columns through
+// distributed shared memory (finish_sums) into the chunk's first partial
+// row; the chunk's other rows hold only their blocks' scalar sums (a
+// scalar parameter: finish_scalar), which sum_partials adds as it does
+// without clusters. Elsewhere block b writes all of partial row b and
+// sum_partials adds each chunk's rows first: the same additions in the same
+// order, so the same bits (SCALEREF_CLUSTERS=off forces this path;
+// tests/cuda_kernels_test.cpp compares the two). The accumulator is Acc<T>;
+// the result is rounded to T once. A scalar parameter (DyT's alpha, a scalar
+// SeeDNorm alpha) is a column of its own: each thread sums its entries' terms
+// in a register, and the block adds its threads' sums by group_sum's fixed
+// tree.
 #pragma once
 
 #include <scaleref/cuda/buffer.hpp>
@@ -26,7 +42,8 @@ namespace scaleref::cuda::detail {
 template <class A>
 struct Accumulators {
   DevPtr<A> shared;   // kept entries: this block's running sums in shared memory
-  DevPtr<A> partial;  // this block's row of the [blocks, count] partials
+  DevPtr<A> partial;  // this block's row of the [blocks, count] partials (in
+                      // clusters: its chunk's first row, the cluster's sums)
   i64 kept;           // slots [0, kept) live in shared memory, the rest in partial
 
   // Where slot s's running sum lives (indexed by s itself).
@@ -43,11 +60,14 @@ __host__ __device__ constexpr i64 partial_stride(i64 count) {
   return (count + per - 1) / per * per;
 }
 
+// `cluster`: the blocks of a cluster (a power of two), whose column sums go
+// to the first partial row of their chunk (1: each block's to its own).
+// (Found by a mask: a 64-bit division by it spilled SeeDNorm's backward.)
 template <class A>
 __device__ inline Accumulators<A> block_accumulators(DevPtr<A> partials, i64 count,
-                                                     DevPtr<A> shared_mem, i64 kept) {
-  DevPtr<A> mine = partials + i64(blockIdx.x) * partial_stride<A>(count);
-  return {shared_mem, mine, kept};
+                                                     DevPtr<A> shared_mem, i64 kept, int cluster) {
+  const unsigned first = blockIdx.x & ~(unsigned(cluster) - 1u);
+  return {shared_mem, partials + i64(first) * partial_stride<A>(count), kept};
 }
 
 // The sums are `segments` consecutive segments of `width` entries (a
@@ -143,6 +163,51 @@ __device__ inline void copy_owned(const Accumulators<A>& acc, i64 width, i64 seg
     }
 }
 
+// The end of a backward kernel's column sums (the segments' entries, not a
+// scalar's: finish_scalar). cluster == 1: each thread copies the sums it
+// owns that shared memory kept to the block's partial row. Else all of them
+// are in each block's shared memory, and the cluster adds them (step 1
+// above): after a cluster barrier, block r of the cluster takes the r-th of
+// `cluster` runs of whole 32-byte sectors of the row, and its threads add
+// each entry's sums over the cluster's blocks in rank order (rank =
+// blockIdx.x mod cluster: block order) into the chunk's first partial row;
+// a second barrier keeps every block's sums until the others have read
+// them.
+template <int V, class A>
+__device__ inline void finish_sums(const Accumulators<A>& acc, i64 width, i64 segments,
+                                   int cluster) {
+  if (cluster == 1) {
+    copy_owned<V>(acc, width, segments);
+    return;
+  }
+  const i64 count = segments * width;
+  cluster_sync();
+  constexpr i64 sector = 32 / static_cast<i64>(sizeof(A));
+  const i64 per = (count + cluster * sector - 1) / (cluster * sector) * sector;
+  const i64 lo = i64(cluster_rank()) * per;
+  const i64 hi = lo + per < count ? lo + per : count;
+  const i64 n = i64(blockDim.x) * blockDim.y;
+  for (i64 at = lo + threadIdx.y * i64(blockDim.x) + threadIdx.x; at < hi; at += n) {
+    A s = ld(cluster_peer(acc.shared, 0) + at);
+    for (int r = 1; r < cluster; ++r) s += ld(cluster_peer(acc.shared, unsigned(r)) + at);
+    st(acc.partial + at, s);
+  }
+  cluster_sync();
+}
+
+// A scalar parameter's block sum v (held by `leader`) into entry `at` of the
+// block's own row of the [blocks, count] partials, with or without clusters:
+// sum_partials adds each chunk's scalars. (Added by the cluster through
+// distributed shared memory, before or after finish_sums, or with the row
+// kept in Accumulators, they took SeeDNorm's backward past its 64
+// registers: 4-36 bytes of spills, scripts/cuda_model.py --check spills.)
+template <class A>
+__device__ inline void finish_scalar(const Accumulators<A>& acc, i64 count, i64 at, A v,
+                                     bool leader, int cluster) {
+  const unsigned rank = blockIdx.x & (unsigned(cluster) - 1u);
+  if (leader) st(acc.partial + (i64(rank) * partial_stride<A>(count) + at), v);
+}
+
 // Where each gradient sits in a block's partial row: out[k] gets entries
 // offset[k] .. offset[k] + length[k]; an absent out[k] is skipped.
 template <class D>
@@ -172,11 +237,18 @@ __device__ inline void emit(const Outputs<D>& outs, i64 c, AccT<D> s) {
       st(outs.out[k] + (c - outs.offset[k]), narrow<D>(s));
 }
 
+// The sum of chunks [from, to) of entry `at`, in order, each chunk (`chunk`
+// partial rows) the sum of its first `rows` rows in order (rows 1: the
+// kernel added the chunk into its first row).
 template <class D>
 __device__ inline AccT<D> block_order_sum(DevPtr<const AccT<D>> partials, i64 from, i64 to,
-                                          i64 stride, i64 at) {
+                                          i64 chunk, i64 rows, i64 stride, i64 at) {
   AccT<D> s = 0;
-  for (i64 b = from; b < to; ++b) s += ld(partials + (b * stride + at));
+  for (i64 b = from; b < to; ++b) {
+    AccT<D> c = ld(partials + (b * chunk * stride + at));
+    for (i64 r = 1; r < rows; ++r) c += ld(partials + ((b * chunk + r) * stride + at));
+    s += c;
+  }
   return s;
 }
 
@@ -212,10 +284,13 @@ struct SumTiles {
 };
 
 // One block per tile: its lanes read 32 consecutive slots of every partial
-// row (coalesced), its groups each add their share of the partial rows
-// (group y of G: rows [y B / G, (y + 1) B / G), in order), and the G group
-// sums of each slot are added in order: an order fixed by B and `runs`, so
-// the same bits on every run. Which `runs` (launch_sum_partials): with
+// row (coalesced), its groups each add their share of the B chunks (group y
+// of G: chunks [y B / G, (y + 1) B / G), in order, each the sum of its
+// `chunk_rows` partial rows, of which the first `column_rows` hold the column
+// sums: 1 where a cluster added them), and the G group sums of each slot are
+// added in order: an order fixed by B, chunk_rows and `runs`, so the same
+// bits on every run. Below, "partial rows" are the B chunks. Which `runs`
+// (launch_sum_partials): with
 // B >= kFillBlocks partial rows, runs = 1 and G = 8 (16, below, where the
 // tiles are few): a block per 32 slots (128 blocks for RMSNorm's 512 x 4096
 // partials, where a block per 32 V
@@ -238,8 +313,8 @@ struct SumTiles {
 // or one of 512.
 template <class D>
 __global__ void __launch_bounds__(kSumThreadsFewTiles, 1)
-    sum_partials(DevPtr<const AccT<D>> partials, i64 blocks, i64 count, Outputs<D> outs,
-                 SumLayout l, int runs) {
+    sum_partials(DevPtr<const AccT<D>> partials, i64 blocks, i64 chunk_rows, i64 column_rows,
+                 i64 count, Outputs<D> outs, SumLayout l, int runs) {
   using A = AccT<D>;
   // G groups x 32 lanes x (runs | 1): at most 16 x 32 (runs = 1, 512 threads)
   SCALEREF_SHARED(A, sums, kSumThreadsFewTiles);
@@ -259,7 +334,8 @@ __global__ void __launch_bounds__(kSumThreadsFewTiles, 1)
     const i64 base = p * l.width + chunk * t.step;
     if (lane0 + x < lanes && k0 + kr < V)
       st(sums + (y * 32 * pad + x * pad + kr),
-         block_order_sum<D>(partials, from, to, stride, base + (k0 + kr) * lanes + lane0 + x));
+         block_order_sum<D>(partials, from, to, chunk_rows, column_rows, stride,
+                            base + (k0 + kr) * lanes + lane0 + x));
     __syncthreads();
     const i64 c = threadIdx.x, cx = c / runs, ck = c % runs;  // output c of the tile
     if (c < 32 * runs && lane0 + cx < lanes && k0 + ck < V) {
@@ -271,22 +347,7 @@ __global__ void __launch_bounds__(kSumThreadsFewTiles, 1)
   }
   if (blockIdx.x == 0)
     for (i64 at = l.segments * l.width + threadIdx.x; at < count; at += blockDim.x)
-      emit(outs, at, block_order_sum<D>(partials, 0, blocks, stride, at));
-}
-
-// `layout`: where the backward kernel kept its sums (its width, segments,
-// group and V); `blocks` partial rows.
-template <class D>
-void launch_sum_partials(const AccT<D>* partials, i64 blocks, i64 count, const Outputs<D>& outs,
-                         const SumLayout& layout, cudaStream_t stream) {
-  const int runs = blocks < kFillBlocks ? static_cast<int>(layout.V) : 1;
-  const i64 tiles = layout.segments * SumTiles(layout, runs).per_segment(layout);
-  const i64 grid =
-      std::min({std::max<i64>(tiles, 1), kMaxBlocks, grid_limit("cuda::sum_partials")});
-  const int threads = runs == 1 && tiles < kSumFewTiles ? kSumThreadsFewTiles : kSumThreads;
-  launch<sum_partials<D>>(static_cast<unsigned>(grid), threads, 0, stream, partials, blocks, count,
-                          outs, layout, runs);
-  check_launch("cuda::sum_partials");
+      emit(outs, at, block_order_sum<D>(partials, 0, blocks, chunk_rows, chunk_rows, stride, at));
 }
 
 // launch.hpp's kStaticSharedBytes bounds the static shared memory of every row
@@ -298,30 +359,67 @@ inline std::size_t opt_in_shared_bytes(const char* where) {
   return static_cast<std::size_t>(device_attribute(where, cudaDevAttrMaxSharedMemoryPerBlockOptin));
 }
 
-// Where a backward call keeps its parameter-gradient sums: `count` per block
-// in the workspace's [blocks, count] partials, the first `kept` of them (at
-// most `shared_count`, the ones a thread owns by column) in shared memory:
-// as many as shared_sums_kept (launch.hpp) finds room for beside the
-// `extra_smem` bytes the kernel needs anyway.
+// Where a backward call keeps its parameter-gradient sums, for a launch of
+// `blocks` blocks with `count` sums each (a partial row per block in the
+// workspace, partial_stride(count) apart), of which the first `shared_count`
+// are the column sums a thread owns, the rest scalars:
+//   - in clusters of sum_chunk(blocks) blocks that add their column sums in
+//     the kernel (finish_sums) into their chunk's first row, where the chunk
+//     is more than one block, every column sum fits in what one block may
+//     opt in to beside the `extra_smem` bytes the kernel needs anyway, the
+//     device launches clusters and SCALEREF_CLUSTERS is not "off";
+//   - else the first `kept` sums (at most shared_count) in shared memory, as
+//     many as shared_sums_kept (launch.hpp) finds room for, the rest in the
+//     block's partial row, and sum_partials adds each chunk's rows first.
+// Either way the result has the same bits (the file's head).
 template <class A>
 struct PartialPlan {
   A* partials = nullptr;  // nullptr: no parameter gradient wanted
   i64 kept = 0;           // sums in shared memory, from slot 0
   i64 in_global = 0;      // of the shared_count, those left in global memory
   std::size_t smem = 0;   // dynamic shared memory to launch with
+  int cluster = 1;        // blocks per cluster, each cluster adding its chunk (1: none)
+  int chunk = 1;          // blocks (partial rows) per chunk: sum_chunk(blocks)
+  i64 chunks = 0;         // chunks of blocks, whose sums sum_partials adds
 };
 
 template <class A>
 PartialPlan<A> plan_partials(const char* where, Workspace& ws, i64 blocks, i64 count,
                              i64 shared_count, std::size_t extra_smem = 0) {
   PartialPlan<A> plan;
-  plan.partials = static_cast<A*>(
-      ws.get(static_cast<std::size_t>(blocks * partial_stride<A>(count)) * sizeof(A)));
+  plan.chunk = sum_chunk(blocks);
+  plan.chunks = blocks / plan.chunk;
   plan.kept = shared_sums_kept(shared_count, sizeof(A), extra_smem, opt_in_shared_bytes(where));
   plan.in_global = shared_count - plan.kept;
+  if (plan.chunk > 1 && plan.in_global == 0 && clusters_allowed(where) &&
+      device_attribute(where, cudaDevAttrClusterLaunch) != 0)
+    plan.cluster = plan.chunk;
+  plan.partials = static_cast<A*>(
+      ws.get(static_cast<std::size_t>(blocks * partial_stride<A>(count)) * sizeof(A)));
   plan.smem = static_cast<std::size_t>(plan.kept) * sizeof(A) + extra_smem;
   return plan;
 }
+
+// The parameter gradients from the partial rows `plan` left: `layout` says
+// where the backward kernel kept its sums (its width, segments, group and V).
+template <class D>
+void launch_sum_partials(const PartialPlan<AccT<D>>& plan, i64 count, const Outputs<D>& outs,
+                         const SumLayout& layout, cudaStream_t stream) {
+  const i64 blocks = plan.chunks;
+  const int runs = blocks < kFillBlocks ? static_cast<int>(layout.V) : 1;
+  const i64 tiles = layout.segments * SumTiles(layout, runs).per_segment(layout);
+  const i64 grid =
+      std::min({std::max<i64>(tiles, 1), kMaxBlocks, grid_limit("cuda::sum_partials")});
+  const int threads = runs == 1 && tiles < kSumFewTiles ? kSumThreadsFewTiles : kSumThreads;
+  launch<sum_partials<D>>(static_cast<unsigned>(grid), threads, 0, stream, plan.partials, blocks,
+                          i64(plan.chunk), i64(plan.cluster > 1 ? 1 : plan.chunk), count, outs,
+                          layout, runs);
+  check_launch("cuda::sum_partials");
+}
+
+// launch.hpp's kStaticSharedBytes bounds the static shared memory of every row
+// kernel, which is group_sum's scratch.
+static_assert(32 * sizeof(ScratchRow<double>) <= kStaticSharedBytes);
 
 // Whether a backward's second pass walks back to front (launch.hpp's
 // backward_back_to_front) on the current device, unless SCALEREF_SECOND_PASS

@@ -108,6 +108,20 @@ __device__ __forceinline__ T* cluster_peer(T* p, unsigned rank) {
 }
 #endif
 
+// Kernel<<<grid, block, shared_bytes, stream>>>(args...). Launch errors are
+// left for cudaGetLastError (check_launch), as after `<<<>>>`.
+template <auto Kernel, class... Args>
+void launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream, Args&&... args) {
+#if defined(SCALEREF_CUDA_EMU)
+  emu::launch_kernel<Kernel>(grid, block, shared_bytes, stream, std::forward<Args>(args)...);
+#else
+  // clang-format would split `>>>` in a .hpp, which it reads as plain C++
+  // clang-format off
+  Kernel<<<grid, block, shared_bytes, stream>>>(std::forward<Args>(args)...);
+  // clang-format on
+#endif
+}
+
 // Kernel<<<grid, block, shared_bytes, stream>>>(args...) in clusters of
 // `cluster` blocks along x (1 to 8, dividing grid.x; 1: a plain launch).
 // Launch errors are left for cudaGetLastError (check_launch).
@@ -118,6 +132,10 @@ void launch_cluster(dim3 grid, dim3 block, unsigned cluster, std::size_t shared_
   emu::launch_cluster_kernel<Kernel>(grid, block, cluster, shared_bytes, stream,
                                      std::forward<Args>(args)...);
 #else
+  if (cluster == 1) {
+    launch<Kernel>(grid, block, shared_bytes, stream, std::forward<Args>(args)...);
+    return;
+  }
   cudaLaunchConfig_t config{};
   config.gridDim = grid;
   config.blockDim = block;
@@ -130,22 +148,8 @@ void launch_cluster(dim3 grid, dim3 block, unsigned cluster, std::size_t shared_
   attribute.val.clusterDim.z = 1;
   config.attrs = &attribute;
   config.numAttrs = 1;
-  cudaLaunchKernelEx(&config, Kernel,
-                     std::forward<Args>(args)...);  // its error: cudaGetLastError's
-#endif
-}
-
-// Kernel<<<grid, block, shared_bytes, stream>>>(args...). Launch errors are
-// left for cudaGetLastError (check_launch), as after `<<<>>>`.
-template <auto Kernel, class... Args>
-void launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream, Args&&... args) {
-#if defined(SCALEREF_CUDA_EMU)
-  emu::launch_kernel<Kernel>(grid, block, shared_bytes, stream, std::forward<Args>(args)...);
-#else
-  // clang-format would split `>>>` in a .hpp, which it reads as plain C++
-  // clang-format off
-  Kernel<<<grid, block, shared_bytes, stream>>>(std::forward<Args>(args)...);
-  // clang-format on
+  // its error, as a launch's, is cudaGetLastError's
+  cudaLaunchKernelEx(&config, Kernel, std::forward<Args>(args)...);
 #endif
 }
 

@@ -43,7 +43,13 @@
 //
 // Sampling: with Options::sample_blocks = N, a launch of more than N blocks
 // runs only N of them, evenly spaced (block k * blocks / N), and its counts
-// are scaled by blocks / N. The others never run: their outputs are not
+// are scaled by blocks / N (a launch in clusters of C blocks: N / C whole
+// clusters, evenly spaced).
+//
+// Clusters: a block's accesses to another block's shared memory (kernel.hpp's
+// cluster_peer, distributed shared memory) count as shared-memory requests
+// of the block that makes them, as its own do. Not modelled: the SM-to-SM
+// network they cross. The others never run: their outputs are not
 // written, so sampling is for the model only (initcheck is off while it is
 // on; values read are whatever the buffers held).
 #pragma once
@@ -77,6 +83,7 @@ struct LaunchTraffic {
   std::string kernel;
   unsigned grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
   std::size_t shared_bytes = 0;  // dynamic
+  unsigned cluster = 1;          // blocks per thread-block cluster
   std::uint64_t blocks = 0, blocks_run = 0;
   std::vector<SiteTraffic> sites;                     // unscaled: the blocks that ran
   std::uint64_t first_read_sectors = 0;               // distinct sectors read first in the launch
