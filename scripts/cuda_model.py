@@ -45,7 +45,9 @@ What it computes, per kernel launch of each case (op x dir x dtype x shape):
               waves = blocks / (SMs x blocks per SM)
   DRAM bytes  sectors read first in the launch + re-reads whose reuse
               distance times the blocks resident at once exceeds the L2
-              (the blocks share it evenly) + sectors written, x 32 bytes
+              (the blocks share it evenly; a re-read of a sector other
+              blocks touch too, a parameter vector each row reads, is an L2
+              hit: traffic.hpp) + sectors written, x 32 bytes
   time        sum over launches of max(DRAM bytes / copy bandwidth, shared
               wavefronts / (SMs x 1 per clock x clock), launch floor), as a
               fraction of a copy of the case's minimum bytes

@@ -249,6 +249,35 @@ TEST(EmuTraffic, ASecondPassIsAReReadAtTheRowsDistance) {
   EXPECT_EQ(far, 0u);
 }
 
+// Each block scales R rows by one vector that every row and every block
+// reads: gamma's sectors, re-read by each row, are data the blocks share.
+__global__ void scale_rows(DevPtr<const float> x, DevPtr<const float> gamma, DevPtr<float> y, int n,
+                           int rows_per_block) {
+  for (int r = 0; r < rows_per_block; ++r) {
+    const int row = blockIdx.x * rows_per_block + r;
+    for (int c = threadIdx.x; c < n; c += blockDim.x)
+      st(y + (row * n + c), ld(x + (row * n + c)) * ld(gamma + c));
+  }
+}
+
+TEST(EmuTraffic, AVectorEveryBlockReadsAgainIsAnL2HitNotAFarReRead) {
+  constexpr int blocks = 4, rows = 3, n = 1024, sectors = n * 4 / 32;
+  Device<float> x(blocks * rows * n), gamma(n), y(blocks * rows * n);
+  Counting on;
+  launch<scale_rows>(blocks, 256, 0, nullptr, x.p, gamma.p, y.p, n, rows);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  const emu::LaunchTraffic t = only_launch();
+  EXPECT_EQ(t.first_read_sectors, (blocks * rows * n + n) * 4u / 32u);
+  // blocks 1-3 found gamma touched by block 0: their first row's 7 more lanes
+  // of each sector, and every later row, are shared re-reads
+  EXPECT_EQ(t.shared_rereads, (blocks - 1u) * (7u * sectors + (rows - 1u) * n));
+  // block 0 could not know: its later rows re-read gamma at a row's distance
+  // (its 256 threads at 48 bytes a row each, x, gamma and y: 12 KiB, bucket 13)
+  std::uint64_t far = 0;
+  for (int k = 13; k < emu::kReuseBuckets; ++k) far += t.reread[k];
+  EXPECT_EQ(far, (rows - 1u) * sectors);
+}
+
 // Sampling: 1024 blocks, 16 of them run; the counts are those of the 16 and
 // scale() says by how much to multiply them.
 TEST(EmuTraffic, SamplingRunsEvenlySpacedBlocksAndScales) {

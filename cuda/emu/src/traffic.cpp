@@ -56,9 +56,10 @@ struct State {
   std::vector<std::string> site_names;
   // per launch: SiteTraffic by (site, shared, store)
   std::map<std::tuple<std::uint32_t, bool, bool>, SiteTraffic> sites;
-  std::unordered_set<std::uint64_t> seen, written;  // sectors, this launch
-  BlockTraffic block;                               // the running block's
-  std::vector<BlockTraffic> parked;                 // a cluster's parked blocks', by rank
+  std::unordered_set<std::uint64_t> seen, written;   // sectors, this launch
+  std::unordered_set<std::uint64_t> shared_sectors;  // sectors more than one block touched
+  BlockTraffic block;                                // the running block's
+  std::vector<BlockTraffic> parked;                  // a cluster's parked blocks', by rank
 };
 
 State& state() {
@@ -164,6 +165,7 @@ void begin_launch(const char* kernel, dim3 grid, dim3 block, std::size_t shared_
   s.sites.clear();
   s.seen.clear();
   s.written.clear();
+  s.shared_sectors.clear();
   s.open = true;
 }
 
@@ -222,7 +224,11 @@ void access(const void* p, std::size_t n, bool shared, bool store, std::uint32_t
     const auto [it, first_in_block] = b.last_touch.try_emplace(sec, now);
     if (s.seen.insert(sec).second) {
       if (!store) ++s.cur.first_read_sectors;
-    } else if (!store && !first_in_block) {
+    } else if (first_in_block) {
+      s.shared_sectors.insert(sec);  // another block touched it first
+    } else if (!store && s.shared_sectors.count(sec)) {
+      ++s.cur.shared_rereads;
+    } else if (!store) {
       const std::uint64_t distance = now > it->second ? now - it->second : 0;
       const int bucket =
           distance < 2 ? 0 : std::min(kReuseBuckets - 1, int(std::bit_width(distance)) - 1);

@@ -37,7 +37,13 @@
 // the block's threads (the threads of a block advance together, as a warp's
 // lanes do): the other lanes of one request re-read at distance 0, and a
 // second pass over a row at the row's bytes, though the emulator runs a
-// thread at a time. A sector another block touched first is an L2 hit. Not
+// thread at a time. A sector another block touched first is an L2 hit, and
+// so is a block's re-read of a sector that another block has touched (data
+// every block reads, such as a parameter vector each row reads again: the
+// resident blocks keep touching it, so it stays in L2 whatever one block's
+// reuse distance; counted apart, not in the histogram). The first block to
+// run cannot know yet that others will share a sector: its re-reads go to
+// the histogram (with 16 blocks sampled, a sixteenth of them). Not
 // modelled: L1 (each re-read is an L2 access), the L2's associativity, its
 // write policy for partial sectors, DRAM pages, blocks that run unevenly.
 //
@@ -89,6 +95,7 @@ struct LaunchTraffic {
   std::uint64_t first_read_sectors = 0;               // distinct sectors read first in the launch
   std::uint64_t written_sectors = 0;                  // distinct sectors written
   std::array<std::uint64_t, kReuseBuckets> reread{};  // sectors re-read, by reuse distance
+  std::uint64_t shared_rereads = 0;  // re-reads of sectors other blocks touched (L2 hits)
 
   double scale() const { return blocks_run ? double(blocks) / double(blocks_run) : 0.0; }
 };
