@@ -47,7 +47,9 @@ What it computes, per kernel launch of each case (op x dir x dtype x shape):
               distance times the blocks resident at once exceeds the L2
               (the blocks share it evenly; a re-read of a sector other
               blocks touch too, a parameter vector each row reads, is an L2
-              hit: traffic.hpp) + sectors written, x 32 bytes
+              hit: traffic.hpp) + sectors written + those far re-reads of
+              sectors stored to since their last load (a running sum in
+              global memory, written back when evicted), x 32 bytes
   time        sum over launches of max(DRAM bytes / copy bandwidth, shared
               wavefronts / (SMs x 1 per clock x clock), launch floor), as a
               fraction of a copy of the case's minimum bytes
@@ -232,12 +234,14 @@ def model_launch(launch, resources):
     waves = launch["blocks"] / (d["sms"] * per_sm)
     # the warps an SM holds: its share of the blocks, at most what fits
     warps_per_sm = min(per_sm, math.ceil(launch["blocks"] / d["sms"])) * math.ceil(threads / 32)
-    far = 0
+    far = far_dirty = 0
+    dirty = launch.get("dirty_reread_by_log2_distance") or [0] * len(launch["reread_by_log2_distance"])
     for k, n in enumerate(launch["reread_by_log2_distance"]):
         if (2 ** k) * resident > d["l2_bytes"]:  # the bucket's shortest distance
             far += n
+            far_dirty += dirty[k]  # evicted dirty: written back before the re-read
     read = (launch["first_read_sectors"] + far) * 32 * scale
-    written = launch["written_sectors"] * 32 * scale
+    written = (launch["written_sectors"] + far_dirty) * 32 * scale
     g = {"load": [0, 0, 0], "store": [0, 0, 0]}
     bank = {"wavefronts": 0, "min_wavefronts": 0, "worst_degree": 1.0, "worst_site": ""}
     for s in launch["sites"]:

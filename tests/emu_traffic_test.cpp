@@ -278,6 +278,41 @@ TEST(EmuTraffic, AVectorEveryBlockReadsAgainIsAnL2HitNotAFarReRead) {
   EXPECT_EQ(far, (rows - 1u) * sectors);
 }
 
+// Each block adds R rows into its own running sums in global memory: a
+// read-modify-write per row, whose re-reads of the sums follow the block's
+// stores to them (dirty), unlike its reads of x.
+__global__ void running_sums(DevPtr<const float> x, DevPtr<float> sums, int n, int rows_per_block) {
+  const DevPtr<float> mine = sums + blockIdx.x * n;
+  for (int r = 0; r < rows_per_block; ++r) {
+    const int row = blockIdx.x * rows_per_block + r;
+    for (int c = threadIdx.x; c < n; c += blockDim.x)
+      st(mine + c, ld(mine + c) + ld(x + (row * n + c)));
+  }
+}
+
+TEST(EmuTraffic, AReReadOfARunningSumInGlobalMemoryFollowsAStoreToIt) {
+  constexpr int blocks = 2, rows = 3, n = 1024, sectors = n * 4 / 32;
+  Device<float> x(blocks * rows * n), sums(blocks * n), y(blocks * rows * n);
+  Counting on;
+  launch<running_sums>(blocks, 256, 0, nullptr, x.p, sums.p, n, rows);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  const emu::LaunchTraffic t = only_launch();
+  // each later row's first lane re-reads a sum sector a row's work after the
+  // last store to it (256 threads x 48 bytes: 12 KiB, bucket 13), dirty
+  std::uint64_t far = 0, far_dirty = 0;
+  for (int k = 13; k < emu::kReuseBuckets; ++k) {
+    far += t.reread[k];
+    far_dirty += t.reread_dirty[k];
+  }
+  EXPECT_EQ(far, blocks * (rows - 1u) * sectors);
+  EXPECT_EQ(far_dirty, far);
+  // a second pass over x re-reads clean sectors
+  launch<two_pass>(blocks * rows, 256, 0, nullptr, x.p, y.p, n, true);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  const emu::LaunchTraffic clean = only_launch();
+  for (int k = 0; k < emu::kReuseBuckets; ++k) EXPECT_EQ(clean.reread_dirty[k], 0u) << k;
+}
+
 // Sampling: 1024 blocks, 16 of them run; the counts are those of the 16 and
 // scale() says by how much to multiply them.
 TEST(EmuTraffic, SamplingRunsEvenlySpacedBlocksAndScales) {

@@ -153,6 +153,7 @@ json launch_json(const scaleref::emu::LaunchTraffic& t) {
           {"written_sectors", t.written_sectors},
           {"reread_by_log2_distance", t.reread},
           {"shared_reread_sectors", t.shared_rereads},
+          {"dirty_reread_by_log2_distance", t.reread_dirty},
           {"sites", sites}};
 }
 

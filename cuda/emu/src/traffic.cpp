@@ -43,7 +43,8 @@ struct BlockTraffic {
   std::unordered_map<std::uint64_t, std::uint32_t> occurrences;  // (thread, site) -> count
   std::unordered_map<RequestKey, std::vector<Piece>, RequestKeyHash> requests;
   std::unordered_map<std::uint64_t, std::uint64_t> last_touch;  // sector -> block time then
-  std::vector<std::uint64_t> progress;  // bytes each thread has accessed in global memory
+  std::unordered_set<std::uint64_t> dirty;  // sectors stored to since the block last loaded them
+  std::vector<std::uint64_t> progress;      // bytes each thread has accessed in global memory
   std::uint64_t threads = 1;
 };
 
@@ -222,6 +223,7 @@ void access(const void* p, std::size_t n, bool shared, bool store, std::uint32_t
   for (std::uintptr_t sec = address >> 5; sec <= (address + n - 1) >> 5; ++sec) {
     if (store) s.written.insert(sec);
     const auto [it, first_in_block] = b.last_touch.try_emplace(sec, now);
+    const bool was_dirty = store ? (b.dirty.insert(sec), false) : b.dirty.erase(sec) > 0;
     if (s.seen.insert(sec).second) {
       if (!store) ++s.cur.first_read_sectors;
     } else if (first_in_block) {
@@ -233,6 +235,7 @@ void access(const void* p, std::size_t n, bool shared, bool store, std::uint32_t
       const int bucket =
           distance < 2 ? 0 : std::min(kReuseBuckets - 1, int(std::bit_width(distance)) - 1);
       ++s.cur.reread[static_cast<std::size_t>(bucket)];
+      if (was_dirty) ++s.cur.reread_dirty[static_cast<std::size_t>(bucket)];
     }
     it->second = std::max(it->second, now);
   }
