@@ -42,8 +42,9 @@
 #   clusters_on.txt, clusters_off.txt, clusters_*.json
 #                  cuda_bench's backward at 4096 x 4096 and 2048 x 16384 with
 #                  the blocks' sums added in thread-block clusters, then by
-#                  sum_partials (SCALEREF_CLUSTERS=off): the same bits, and
-#                  the cluster reduction's time measured against it
+#                  sum_partials (SCALEREF_CLUSTERS=off): the cluster
+#                  reduction's time against the path without it (their bits
+#                  are compared by ctest_gpu's CudaKernels tests)
 #   torch_*.txt, torch_modules_*.json
 #                  scaleref.torch (issue 36), built here against the machine's
 #                  PyTorch: its tests on CUDA tensors, and each module's forward

@@ -642,6 +642,8 @@ TEST_F(CudaKernels, BackwardSumsKeepTheirBitsWhetherClustersOrSumPartialsAddTheC
   expect_cluster_sums_keep_their_bits<float>(64, 512, 8);       // 64 blocks: clusters of 8
   expect_cluster_sums_keep_their_bits<cuda::bf16>(12, 256, 4);  // 12 blocks: of 4
   expect_cluster_sums_keep_their_bits<double>(7, 128, 1);       // 7 blocks: none
+  // 200 columns: the last ranks' shares of a row of sums run short, or are empty
+  expect_cluster_sums_keep_their_bits<float>(64, 200, 8);
 }
 
 TEST_F(CudaKernels, SeedNormBackwardReplaysBitForBit) {

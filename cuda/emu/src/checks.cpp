@@ -112,7 +112,7 @@ struct Region {
   // of the block it belongs to (0: the running block's own memory), and
   // whether that block has returned
   std::uint32_t owner = 0;
-  bool gone = false;
+  bool unborn = false, gone = false;  // its block has not begun yet, has returned
 };
 
 // A block of a cluster while another runs: where it was, and the static
@@ -475,6 +475,13 @@ void begin_block(std::uint32_t block_linear, unsigned threads, unsigned rank) {
     ++s.cluster_serial;  // a block alone is a cluster of one
     s.cluster_epoch = 0;
   }
+  if (s.cluster_blocks) {
+    // the arena's marks are a returned block's (a parked one's are in its
+    // window): this block's shared memory begins unwritten and unaccessed
+    std::fill(s.dynamics.stamp.begin(), s.dynamics.stamp.end(), 0u);
+    std::fill(s.dynamics.cells.begin(), s.dynamics.cells.end(), Cell{});
+    s.windows[rank].unborn = false;
+  }
   s.rank = rank;
   s.block_linear = block_linear;
   s.epoch = 0;
@@ -510,6 +517,7 @@ void begin_cluster(unsigned blocks) {
     w.stamp.assign(bytes, 0);
     if (options().racecheck) w.cells.assign((bytes + kGranule - 1) / kGranule, Cell{});
     w.owner = s.first_serial + r;
+    w.unborn = true;
   }
   s.parked.assign(blocks, Parked{});
 }
@@ -658,12 +666,14 @@ void access(const void* pv, std::size_t n, std::size_t align, Access kind,
     if (!r)
       fail("memcheck: " + outside(s, p, n, verb) + ", by thread " + coords(threadIdx) + " at " +
            site(where));
-    if (r->gone)
+    if (o.memcheck && (r->gone || r->unborn))
       fail("memcheck: " + std::string(verb) + " of " + std::to_string(n) + " bytes at " +
            address(p) + " (" + where_in(nullptr, r, p) + "), by thread " + coords(threadIdx) +
            " at " + site(where) +
-           ", after that block returned (a cluster_sync after the last access keeps a "
-           "block's shared memory until its peers are done)");
+           (r->gone ? ", after that block returned (a cluster_sync after the last access keeps "
+                      "a block's shared memory until its peers are done)"
+                    : ", before that block began (a cluster_sync before the first access "
+                      "waits for every block of the cluster to begin)"));
   } else if (p + n > a->data + a->bytes) {
     if (!o.memcheck) return;
     fail("memcheck: " + outside(s, p, n, verb) + ", by thread " + coords(threadIdx) + " at " +

@@ -295,8 +295,7 @@ class Block {
   std::string error_;
 };
 
-Block* g_block = nullptr;       // the block running now
-unsigned g_cluster_blocks = 1;  // the running launch's blocks per cluster
+Block* g_block = nullptr;  // the block running now
 
 void Block::fail(std::string why) {
   if (error_.empty()) error_ = position() + ": " + std::move(why);
@@ -786,8 +785,6 @@ unsigned cluster_rank() {
   return g_block->rank();
 }
 
-unsigned cluster_blocks() { return g_cluster_blocks; }
-
 std::uint64_t warp_collective(WarpOp op, unsigned mask, std::uint64_t bits, int operand, int width,
                               const std::source_location& where) {
   if (!g_block) std::abort();
@@ -833,7 +830,6 @@ void run(const Launch& l) {
   std::string error;
   std::uint64_t salt = g_stats.launches * 0x9e3779b97f4a7c15ull;
   ++g_stats.launches;
-  g_cluster_blocks = C;
   const auto block_index = [&](unsigned long long k) {
     return uint3{static_cast<unsigned>(k % g.x), static_cast<unsigned>((k / g.x) % g.y),
                  static_cast<unsigned>(k / (1ull * g.x * g.y))};

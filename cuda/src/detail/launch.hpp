@@ -207,8 +207,9 @@ inline i64 stash_columns(i64 segment, std::size_t entry_bytes, int V, int rows_p
 }
 
 // Backward passes: one row per block at a time, and a block count fixed by
-// the row count alone: each block sums its rows' parameter gradients into
-// its own partial row, the second pass adds the partial rows in order.
+// the row count alone: each block sums its rows' parameter gradients, and
+// the blocks' sums are added in an order fixed by the block count
+// (partials.cuh: in chunks of sum_chunk(blocks), then the chunks).
 // kRowsPerPartial rows per block, or fewer where that leaves fewer than
 // kFillBlocks blocks (16 rows: 16 blocks of one row, not 2 of 8; more
 // partial rows to add, which a batch that small does in the launch's time).
@@ -264,7 +265,7 @@ inline SecondPass second_pass_override(const char* where) {
 // are added in the kernel, in clusters, or by sum_partials changes no bit.
 // (Each block's partial row written out and read back had cost 1.12-1.55x
 // the minimum bytes in the speed model at 4096 and 16384 columns, where the
-// sums fit in shared memory: cuda/results/model/model.txt at 16b286c.)
+// sums fit in shared memory: cuda/results/model/round4.txt.)
 inline constexpr int kClusterBlocks = 8;
 inline int sum_chunk(i64 blocks) {
   int c = kClusterBlocks;
@@ -275,7 +276,8 @@ inline int sum_chunk(i64 blocks) {
 // Whether a backward may add its chunks in clusters: SCALEREF_CLUSTERS unset,
 // empty or "on"; "off" leaves them to sum_partials (the same bits: the
 // kernels test compares the two, and scripts/gpu_run.sh can time both). Any
-// other value is an error naming `where`. Read at each call.
+// other value is an error naming `where`. Read at each call that could take
+// clusters (partials.cuh's plan_partials).
 inline bool clusters_allowed(const char* where) {
   const char* v = std::getenv("SCALEREF_CLUSTERS");
   if (v == nullptr || *v == '\0' || std::strcmp(v, "on") == 0) return true;

@@ -289,21 +289,20 @@ struct SumTiles {
 // `chunk_rows` partial rows, of which the first `column_rows` hold the column
 // sums: 1 where a cluster added them), and the G group sums of each slot are
 // added in order: an order fixed by B, chunk_rows and `runs`, so the same
-// bits on every run. Below, "partial rows" are the B chunks. Which `runs`
-// (launch_sum_partials): with
-// B >= kFillBlocks partial rows, runs = 1 and G = 8 (16, below, where the
-// tiles are few): a block per 32 slots (128 blocks for RMSNorm's 512 x 4096
-// partials, where a block per 32 V
-// columns with one thread per slot had 16 and took 54 us on the H100, 5% of
-// a copy's bandwidth), each lane writing its slot's column, V entries apart:
-// one uncoalesced store per column against B loads. With fewer partial rows
-// (a batch under 132 rows) those stores weigh more (bf16 needs B >= 66 for
-// 95% of the sectors to carry data), and runs = V: the tile's 32 V columns
-// go out side by side through shared memory padded to an odd stride (at
-// most 2-way bank conflicts). Then block 0 takes the entries past the
-// segments (scalar parameters), a thread each, in block order.
-// With runs = 1 and fewer than kSumFewTiles tiles (RMSNorm's 512 x 4096
-// partials: 128), a block has 512 threads and G = 16: with 256, those 128
+// bits on every run. Which `runs` (launch_sum_partials) follows the
+// backward's block count P = B chunk_rows: with P >= kFillBlocks, runs = 1
+// and G = 8 (16, below, where the tiles are few): a block per 32 slots (128
+// blocks for RMSNorm's 4096 columns, where a block per 32 V columns with
+// one thread per slot had 16 and took 54 us on the H100 for 512 partial
+// rows, 5% of a copy's bandwidth), each lane writing its slot's column, V
+// entries apart: one uncoalesced store per column against B loads. With
+// P < kFillBlocks (a batch under 132 rows) those stores weigh more (bf16
+// needs B >= 66 for 95% of the sectors to carry data), and runs = V: the
+// tile's 32 V columns go out side by side through shared memory padded to
+// an odd stride (at most 2-way bank conflicts). Then block 0 takes the
+// entries past the segments (scalar parameters), a thread each, in chunk
+// order. With runs = 1 and fewer than kSumFewTiles tiles (RMSNorm's 128 at
+// 4096 columns), a block has 512 threads and G = 16: with 256, those 128
 // blocks left 8 warps an SM, too few to cover DRAM latency (the speed
 // model's latency criterion). The tile count is fixed by the shape, so the
 // order still is.
@@ -354,6 +353,15 @@ __global__ void __launch_bounds__(kSumThreadsFewTiles, 1)
 // kernel, which is group_sum's scratch.
 static_assert(32 * sizeof(ScratchRow<double>) <= kStaticSharedBytes);
 
+// Whether this build's kernels may run in thread-block clusters: always on
+// the emulator; under nvcc when every architecture it compiles for is sm_90
+// or later (SCALEREF_CUDA_CLUSTERS, cuda/CMakeLists.txt).
+#if defined(SCALEREF_CUDA_EMU) || (defined(SCALEREF_CUDA_CLUSTERS) && SCALEREF_CUDA_CLUSTERS)
+inline constexpr bool kBuiltWithClusters = true;
+#else
+inline constexpr bool kBuiltWithClusters = false;
+#endif
+
 // Bytes of shared memory one block of the current device may opt in to.
 inline std::size_t opt_in_shared_bytes(const char* where) {
   return static_cast<std::size_t>(device_attribute(where, cudaDevAttrMaxSharedMemoryPerBlockOptin));
@@ -391,7 +399,7 @@ PartialPlan<A> plan_partials(const char* where, Workspace& ws, i64 blocks, i64 c
   plan.chunks = blocks / plan.chunk;
   plan.kept = shared_sums_kept(shared_count, sizeof(A), extra_smem, opt_in_shared_bytes(where));
   plan.in_global = shared_count - plan.kept;
-  if (plan.chunk > 1 && plan.in_global == 0 && clusters_allowed(where) &&
+  if (plan.chunk > 1 && plan.in_global == 0 && kBuiltWithClusters && clusters_allowed(where) &&
       device_attribute(where, cudaDevAttrClusterLaunch) != 0)
     plan.cluster = plan.chunk;
   plan.partials = static_cast<A*>(
@@ -405,8 +413,12 @@ PartialPlan<A> plan_partials(const char* where, Workspace& ws, i64 blocks, i64 c
 template <class D>
 void launch_sum_partials(const PartialPlan<AccT<D>>& plan, i64 count, const Outputs<D>& outs,
                          const SumLayout& layout, cudaStream_t stream) {
+  // runs (and so the groups of chunks) follow the backward's block count, a
+  // shape's: its chunks are fewer than kFillBlocks wherever there are 8, and
+  // chosen by them the tiles were so few that 16 blocks read RMSNorm's
+  // 512 x 4096 bf16 partial rows one thread a column (review of 8581537)
+  const int runs = plan.chunks * plan.chunk < kFillBlocks ? static_cast<int>(layout.V) : 1;
   const i64 blocks = plan.chunks;
-  const int runs = blocks < kFillBlocks ? static_cast<int>(layout.V) : 1;
   const i64 tiles = layout.segments * SumTiles(layout, runs).per_segment(layout);
   const i64 grid =
       std::min({std::max<i64>(tiles, 1), kMaxBlocks, grid_limit("cuda::sum_partials")});
@@ -416,10 +428,6 @@ void launch_sum_partials(const PartialPlan<AccT<D>>& plan, i64 count, const Outp
                           layout, runs);
   check_launch("cuda::sum_partials");
 }
-
-// launch.hpp's kStaticSharedBytes bounds the static shared memory of every row
-// kernel, which is group_sum's scratch.
-static_assert(32 * sizeof(ScratchRow<double>) <= kStaticSharedBytes);
 
 // Whether a backward's second pass walks back to front (launch.hpp's
 // backward_back_to_front) on the current device, unless SCALEREF_SECOND_PASS

@@ -98,13 +98,32 @@ DevPtr<T> cluster_peer(DevPtr<T> p, unsigned rank,
       const_cast<std::remove_const_t<T>*>(emu::detail::raw(p)), rank, where)));
 }
 #elif defined(__CUDACC__)
-__device__ __forceinline__ void cluster_sync() { cooperative_groups::this_cluster().sync(); }
+// Clusters exist from sm_90; compiled for an older architecture a kernel that
+// reaches one of these traps (the host never launches clusters for such a
+// build: SCALEREF_CUDA_CLUSTERS, cuda/CMakeLists.txt).
+__device__ __forceinline__ void cluster_sync() {
+#if __CUDA_ARCH__ >= 900
+  cooperative_groups::this_cluster().sync();
+#else
+  __trap();
+#endif
+}
 __device__ __forceinline__ unsigned cluster_rank() {
+#if __CUDA_ARCH__ >= 900
   return cooperative_groups::this_cluster().block_rank();
+#else
+  __trap();
+  return 0;
+#endif
 }
 template <class T>
 __device__ __forceinline__ T* cluster_peer(T* p, unsigned rank) {
+#if __CUDA_ARCH__ >= 900
   return cooperative_groups::this_cluster().map_shared_rank(p, rank);
+#else
+  __trap();
+  return p + 0 * rank;
+#endif
 }
 #endif
 

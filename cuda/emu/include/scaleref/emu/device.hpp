@@ -80,12 +80,11 @@ std::uint64_t warp_collective(WarpOp op, unsigned mask, std::uint64_t bits, int 
                               const std::source_location& where);
 
 // Thread-block clusters (launch.hpp's launch_cluster_kernel): the barrier of
-// every thread of the cluster, this block's rank in it and its blocks, and
-// the address of byte `p` of this block's dynamic shared memory in the
-// dynamic shared memory of the block of rank `rank`.
+// every thread of the cluster, this block's rank in it, and the address of
+// byte `p` of this block's dynamic shared memory in the dynamic shared
+// memory of the block of rank `rank`.
 void cluster_barrier(const std::source_location& where);
 unsigned cluster_rank();
-unsigned cluster_blocks();
 void* cluster_map(void* p, unsigned rank, const std::source_location& where);
 
 template <class T>

@@ -56,15 +56,16 @@
 //
 // Sampling: with Options::sample_blocks = N, a launch of more than N blocks
 // runs only N of them, evenly spaced (block k * blocks / N), and its counts
-// are scaled by blocks / N (a launch in clusters of C blocks: N / C whole
-// clusters, evenly spaced).
+// are scaled by blocks / N (a launch in clusters of C blocks runs
+// max(1, N / C) whole clusters, evenly spaced: more than N blocks where
+// N < C). The others never run: their outputs are not written, so sampling
+// is for the model only (initcheck is off while it is on; values read are
+// whatever the buffers held).
 //
 // Clusters: a block's accesses to another block's shared memory (kernel.hpp's
 // cluster_peer, distributed shared memory) count as shared-memory requests
 // of the block that makes them, as its own do. Not modelled: the SM-to-SM
-// network they cross. The others never run: their outputs are not
-// written, so sampling is for the model only (initcheck is off while it is
-// on; values read are whatever the buffers held).
+// network they cross.
 #pragma once
 
 #include <array>
