@@ -290,14 +290,15 @@ struct SumTiles {
 // sums: 1 where a cluster added them), and the G group sums of each slot are
 // added in order: an order fixed by B, chunk_rows and `runs`, so the same
 // bits on every run. Which `runs` (launch_sum_partials) follows the
-// backward's block count P = B chunk_rows: with P >= kFillBlocks, runs = 1
-// and G = 8 (16, below, where the tiles are few): a block per 32 slots (128
-// blocks for RMSNorm's 4096 columns, where a block per 32 V columns with
-// one thread per slot had 16 and took 54 us on the H100 for 512 partial
-// rows, 5% of a copy's bandwidth), each lane writing its slot's column, V
-// entries apart: one uncoalesced store per column against B loads. With
-// P < kFillBlocks (a batch under 132 rows) those stores weigh more (bf16
-// needs B >= 66 for 95% of the sectors to carry data), and runs = V: the
+// chunks B: with B >= kFillBlocks, runs = 1 and G = 8 (16, below, where the
+// tiles are few): a block per 32 slots (128 blocks for RMSNorm's 4096
+// columns, where a block per 32 V columns with one thread per slot had 16
+// and took 54 us on the H100 for 512 partial rows, 5% of a copy's
+// bandwidth), each lane writing its slot's column, V entries apart: one
+// uncoalesced store per column against B loads. With B < kFillBlocks (a
+// batch under 132 rows, or any whose blocks go in chunks of 8: at most
+// 1024 / 8) those stores weigh more (bf16 needs B >= 66 for 95% of the
+// sectors to carry data), and runs = V: the
 // tile's 32 V columns go out side by side through shared memory padded to
 // an odd stride (at most 2-way bank conflicts). Then block 0 takes the
 // entries past the segments (scalar parameters), a thread each, in chunk
@@ -413,12 +414,15 @@ PartialPlan<A> plan_partials(const char* where, Workspace& ws, i64 blocks, i64 c
 template <class D>
 void launch_sum_partials(const PartialPlan<AccT<D>>& plan, i64 count, const Outputs<D>& outs,
                          const SumLayout& layout, cudaStream_t stream) {
-  // runs (and so the groups of chunks) follow the backward's block count, a
-  // shape's: its chunks are fewer than kFillBlocks wherever there are 8, and
-  // chosen by them the tiles were so few that 16 blocks read RMSNorm's
-  // 512 x 4096 bf16 partial rows one thread a column (review of 8581537)
-  const int runs = plan.chunks * plan.chunk < kFillBlocks ? static_cast<int>(layout.V) : 1;
+  // runs (and so the groups of chunks) follow the chunks it reads. By the
+  // block count instead (both are a shape's), the tiles of 32 slots left
+  // SeeDNorm's sums at 2048 x 16384 under clusters (32 chunks) a store
+  // coalescing of 0.90-0.92 (the speed model, 380d8bd); by the chunks,
+  // RMSNorm's at 4096 x 4096 take 16 blocks, which read 1 MiB with
+  // clusters and 8 MiB without (SCALEREF_CLUSTERS=off or no cluster launch:
+  // the 16 blocks that took 54 us on the H100 before, above).
   const i64 blocks = plan.chunks;
+  const int runs = blocks < kFillBlocks ? static_cast<int>(layout.V) : 1;
   const i64 tiles = layout.segments * SumTiles(layout, runs).per_segment(layout);
   const i64 grid =
       std::min({std::max<i64>(tiles, 1), kMaxBlocks, grid_limit("cuda::sum_partials")});
