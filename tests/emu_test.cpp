@@ -802,13 +802,19 @@ TEST(EmuClusters, BlocksReadTheirPeersSharedMemoryBetweenClusterBarriers) {
   }
 }
 
-TEST(EmuClusters, APeersMemoryReadBeforeTheBarrierIsFound) {
+// cluster_neighbours over 8 blocks in clusters of 4: the launch's error text.
+template <bool kFirstBarrier, bool kLastBarrier>
+std::string neighbours_error() {
   Device<float> x(iota(8 * 32)), out(8 * 32);
+  launch_cluster<cluster_neighbours<kFirstBarrier, kLastBarrier>>(8, 32, 4, 32 * sizeof(float),
+                                                                  nullptr, x.get(), out.get());
+  return launch_error();
+}
+
+TEST(EmuClusters, APeersMemoryReadBeforeTheBarrierIsFound) {
   {  // in order: block 0 reads block 1's memory before block 1 began
     const Schedules s({"in-order"});
-    launch_cluster<cluster_neighbours<false, true>>(8, 32, 4, 32 * sizeof(float), nullptr, x.get(),
-                                                    out.get());
-    const std::string e = launch_error();
+    const std::string e = neighbours_error<false, true>();
     EXPECT_NE(e.find("memcheck"), std::string::npos) << e;
     EXPECT_NE(e.find("cluster rank 1's dynamic shared memory"), std::string::npos) << e;
     EXPECT_NE(e.find("before that block began"), std::string::npos) << e;
@@ -817,9 +823,7 @@ TEST(EmuClusters, APeersMemoryReadBeforeTheBarrierIsFound) {
     // (memcheck, off here, would first see block 3 read block 0's, not begun)
     const Schedules s({"reversed"});
     const Check race(false, true);
-    launch_cluster<cluster_neighbours<false, true>>(8, 32, 4, 32 * sizeof(float), nullptr, x.get(),
-                                                    out.get());
-    const std::string e = launch_error();
+    const std::string e = neighbours_error<false, true>();
     EXPECT_NE(e.find("racecheck: a read-after-write hazard on shared memory"), std::string::npos)
         << e;
     EXPECT_NE(e.find("blocks of one cluster with no cluster_sync between them"), std::string::npos)
@@ -829,11 +833,8 @@ TEST(EmuClusters, APeersMemoryReadBeforeTheBarrierIsFound) {
 
 TEST(EmuClusters, ABlockThatReturnsWhilePeersStillReadItsMemoryIsFound) {
   const Schedules s({"in-order"});
-  Device<float> x(iota(8 * 32)), out(8 * 32);
   // the last rank reads rank 0's memory after block 0 has returned
-  launch_cluster<cluster_neighbours<true, false>>(8, 32, 4, 32 * sizeof(float), nullptr, x.get(),
-                                                  out.get());
-  const std::string e = launch_error();
+  const std::string e = neighbours_error<true, false>();
   EXPECT_NE(e.find("memcheck"), std::string::npos) << e;
   EXPECT_NE(e.find("cluster rank 0's dynamic shared memory"), std::string::npos) << e;
   EXPECT_NE(e.find("after that block returned"), std::string::npos) << e;

@@ -110,9 +110,9 @@ struct Region {
   std::uint32_t opened = 0;  // static arrays: the block that last poisoned it
   // a cluster's window (another block's dynamic shared memory): the serial
   // of the block it belongs to (0: the running block's own memory), and
-  // whether that block has returned
+  // whether that block has not begun yet, or has returned
   std::uint32_t owner = 0;
-  bool unborn = false, gone = false;  // its block has not begun yet, has returned
+  bool unborn = false, gone = false;
 };
 
 // A block of a cluster while another runs: where it was, and the static
@@ -470,17 +470,15 @@ void begin_block(std::uint32_t block_linear, unsigned threads, unsigned rank) {
   State& s = state();
   if (s.cluster_blocks) {
     s.block_serial = s.first_serial + rank;
-  } else {
-    s.block_serial = ++s.next_serial;
-    ++s.cluster_serial;  // a block alone is a cluster of one
-    s.cluster_epoch = 0;
-  }
-  if (s.cluster_blocks) {
     // the arena's marks are a returned block's (a parked one's are in its
     // window): this block's shared memory begins unwritten and unaccessed
     std::fill(s.dynamics.stamp.begin(), s.dynamics.stamp.end(), 0u);
     std::fill(s.dynamics.cells.begin(), s.dynamics.cells.end(), Cell{});
     s.windows[rank].unborn = false;
+  } else {
+    s.block_serial = ++s.next_serial;
+    ++s.cluster_serial;  // a block alone is a cluster of one
+    s.cluster_epoch = 0;
   }
   s.rank = rank;
   s.block_linear = block_linear;

@@ -223,7 +223,12 @@ void access(const void* p, std::size_t n, bool shared, bool store, std::uint32_t
   for (std::uintptr_t sec = address >> 5; sec <= (address + n - 1) >> 5; ++sec) {
     if (store) s.written.insert(sec);
     const auto [it, first_in_block] = b.last_touch.try_emplace(sec, now);
-    const bool was_dirty = store ? (b.dirty.insert(sec), false) : b.dirty.erase(sec) > 0;
+    // stored to since this block last loaded it (a load clears the mark)
+    bool was_dirty = false;
+    if (store)
+      b.dirty.insert(sec);
+    else
+      was_dirty = b.dirty.erase(sec) > 0;
     if (s.seen.insert(sec).second) {
       if (!store) ++s.cur.first_read_sectors;
     } else if (first_in_block) {

@@ -121,8 +121,9 @@ __device__ __forceinline__ T* cluster_peer(T* p, unsigned rank) {
 #if __CUDA_ARCH__ >= 900
   return cooperative_groups::this_cluster().map_shared_rank(p, rank);
 #else
+  (void)rank;
   __trap();
-  return p + 0 * rank;
+  return p;
 #endif
 }
 #endif
