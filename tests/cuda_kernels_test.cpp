@@ -579,26 +579,41 @@ TEST_F(CudaKernels, BackwardGradientsKeepTheirBitsWhereSumsAreSplitBetweenShared
 // consecutive blocks first (cuda/src/detail/partials.cuh): in the kernel,
 // its blocks launched in thread-block clusters of one chunk that add through
 // distributed shared memory, or by sum_partials when SCALEREF_CLUSTERS=off
-// (or the sums do not fit on chip). Both must give the same bits, for every
-// kernel with parameter gradients. On the emulator the launches' traffic
-// records say which way the kernel that sums went (`kernel`, its name): in
-// clusters of `cluster` blocks, then of 1.
-template <class T>
-void expect_cluster_sums_keep_their_bits(std::int64_t n, std::int64_t d,
-                                         [[maybe_unused]] unsigned cluster) {
+// (or the sums do not fit on chip). And a backward whose sums would not fit
+// on chip splits its rows over the blocks of a cluster, which add a row's
+// statistics through distributed shared memory, or, with
+// SCALEREF_CLUSTERS=off, through global memory between two launches. Both
+// ways must give the same bits, for every kernel with parameter gradients.
+// On the emulator the launches' traffic records say which way the kernel
+// that sums went (BackwardCase::kernel): `want(case)` says in clusters of
+// how many blocks with clusters, in how many launches without, and (where
+// not 0) in how many blocks.
+struct ClusterWant {
+  unsigned cluster;
+  int launches_off = 1;
+  unsigned blocks = 0;
+};
+template <class T, class Want>
+void expect_cluster_sums_keep_their_bits(std::int64_t n, std::int64_t d, bool with_ap,
+                                         [[maybe_unused]] const Want& want) {
   BackwardBatch<T> b(n, d);
   using Output = std::pair<const char*, cuda::DeviceBuffer<T>*>;
-  const auto both = [&](const std::string& what, [[maybe_unused]] const char* kernel,
-                        const auto& call, std::initializer_list<Output> outs) {
+  const auto both = [&](const BackwardCase& c, const auto& call,
+                        std::initializer_list<Output> outs) {
+    const std::string what = c.what + (c.heads > 1 ? " x" + std::to_string(c.heads) : "");
 #if defined(SCALEREF_CUDA_EMU)
-    const auto expect_clusters = [&](unsigned want, const char* how) {
-      int launches = 0;
+    const ClusterWant w = want(c);
+    const auto expect_clusters = [&](unsigned cluster, int launches, const char* how) {
+      int seen = 0;
       for (const emu::LaunchTraffic& t : emu::take_traffic())
-        if (t.kernel.find(kernel) != std::string::npos) {
-          EXPECT_EQ(t.cluster, want) << what << " " << how << ": " << t.kernel;
-          ++launches;
+        if (t.kernel.find(c.kernel) != std::string::npos) {
+          EXPECT_EQ(t.cluster, cluster) << what << " " << how << ": " << t.kernel;
+          if (w.blocks) {
+            EXPECT_EQ(t.grid[0], w.blocks) << what << " " << how;
+          }
+          ++seen;
         }
-      EXPECT_EQ(launches, 1) << what << " " << how;
+      EXPECT_EQ(seen, launches) << what << " " << how;
     };
     emu::options().traffic = true;
     emu::take_traffic();
@@ -608,7 +623,7 @@ void expect_cluster_sums_keep_their_bits(std::int64_t n, std::int64_t d,
       call();
     }
 #if defined(SCALEREF_CUDA_EMU)
-    expect_clusters(cluster, "with clusters");
+    expect_clusters(w.cluster, 1, "with clusters");
 #endif
     std::vector<std::vector<T>> first;
     for (const auto& [name, buf] : outs) {
@@ -620,7 +635,7 @@ void expect_cluster_sums_keep_their_bits(std::int64_t n, std::int64_t d,
       call();
     }
 #if defined(SCALEREF_CUDA_EMU)
-    expect_clusters(1, "with SCALEREF_CLUSTERS=off");
+    expect_clusters(1, w.launches_off, "with SCALEREF_CLUSTERS=off");
     emu::options().traffic = false;
 #endif
     std::size_t k = 0;
@@ -628,22 +643,44 @@ void expect_cluster_sums_keep_their_bits(std::int64_t n, std::int64_t d,
       const std::vector<T> again = buf->download();
       EXPECT_EQ(std::memcmp(again.data(), first[k].data(), again.size() * sizeof(T)), 0)
           << what << " " << name << " " << sizeof(T) << "-byte " << n << "x" << d
-          << ": other bits with the chunks added by sum_partials";
+          << ": other bits without clusters";
       ++k;
     }
   };
-  each_backward(b, true,
-                [&](const BackwardCase& c, const auto& call, std::initializer_list<Output> outs) {
-                  both(c.what, c.kernel, call, outs);
-                });
+  each_backward(b, with_ap, both);
 }
 
+// Every kernel in clusters of `cluster` blocks, in one launch either way.
+ClusterWant every(unsigned cluster) { return {cluster}; }
+
 TEST_F(CudaKernels, BackwardSumsKeepTheirBitsWhetherClustersOrSumPartialsAddTheChunks) {
-  expect_cluster_sums_keep_their_bits<float>(64, 512, 8);       // 64 blocks: clusters of 8
-  expect_cluster_sums_keep_their_bits<cuda::bf16>(12, 256, 4);  // 12 blocks: of 4
-  expect_cluster_sums_keep_their_bits<double>(7, 128, 1);       // 7 blocks: none
+  const auto of = [](unsigned c) { return [c](const BackwardCase&) { return every(c); }; };
+  expect_cluster_sums_keep_their_bits<float>(64, 512, true, of(8));       // 64 blocks: of 8
+  expect_cluster_sums_keep_their_bits<cuda::bf16>(12, 256, true, of(4));  // 12 blocks: of 4
+  expect_cluster_sums_keep_their_bits<double>(7, 128, true, of(1));       // 7 blocks: none
   // 200 columns: the last ranks' shares of a row of sums run short, or are empty
-  expect_cluster_sums_keep_their_bits<float>(64, 200, 8);
+  expect_cluster_sums_keep_their_bits<float>(64, 200, true, of(8));
+}
+
+// Rows whose sums would not fit on chip (launch.hpp's row_slices), split in
+// 8: RMSNorm's (one head) and LayerNorm's in clusters of 8, or in two
+// launches without; DyT's in 8 independent blocks a row either way (no row
+// statistic). The rest keep their sums in global memory, in one launch.
+TEST_F(CudaKernels, BackwardRowsSplitOverClustersKeepTheirBitsWithoutThem) {
+  // bf16 at 65536 columns: 8 rows, 8 row groups
+  expect_cluster_sums_keep_their_bits<cuda::bf16>(8, 65536, false, [](const BackwardCase& c) {
+    if ((c.what == "rmsnorm" && c.heads == 1) || c.what == "layernorm")
+      return ClusterWant{8, 2, 64};
+    if (c.what == "dyt") return ClusterWant{1, 1, 64};
+    return every(1);
+  });
+  // fp64 at 16384: RMSNorm's one sum (128 KiB) fits, in clusters of the 4 blocks
+  expect_cluster_sums_keep_their_bits<double>(4, 16384, false, [](const BackwardCase& c) {
+    if (c.what == "rmsnorm") return every(4);
+    if (c.what == "layernorm") return ClusterWant{8, 2, 32};
+    if (c.what == "dyt") return ClusterWant{1, 1, 32};
+    return every(1);
+  });
 }
 
 TEST_F(CudaKernels, SeedNormBackwardReplaysBitForBit) {

@@ -99,56 +99,71 @@ template <class D, int V>
 __global__ void __launch_bounds__(kMaxThreads, 1)
     backward_kernel(DevRows<const D> x, DevRows<const D> dy, DevRows<D> dx, DevPtr<const D> gamma,
                     DevPtr<const AccT<D>> mean, DevPtr<const AccT<D>> rstd,
-                    DevPtr<AccT<D>> partials, i64 kept_sums, int cluster, bool back) {
+                    DevPtr<AccT<D>> partials, i64 kept_sums, int cluster, bool back,
+                    RowSplit<AccT<D>> split) {
   using A = AccT<D>;
   SCALEREF_SHARED(ScratchRow<A>, scratch, 32);
   const i64 w = x.cols;
+  // a row split: this block's slice, columns c0 .. c0 + ws - 1
+  const i64 ws = w / split.slices, c0 = i64(split.rank()) * ws;
+  const DevPtr<A> exchange = ptr_cast<A*>(dynamic_shared);
+  int turn = 0;
   Accumulators<A> acc{};
   if (partials) {
-    acc = block_accumulators(partials, 2 * w, ptr_cast<A*>(dynamic_shared), kept_sums, cluster);
-    zero_owned<V>(acc, w, 2);
+    const DevPtr<A> kept = exchange + split_exchange_entries<A>(split.slices);
+    acc = split.slices > 1 ? slice_accumulators(partials, 2 * w, kept, kept_sums, split, 2 * ws)
+                           : block_accumulators(partials, 2 * w, kept, kept_sums, cluster);
+    zero_owned<V>(acc, ws, 2);
   }
-  for (RowLoop rows(x.rows); rows.more(); rows.next()) {  // one row per block: all active
+  const DevPtr<const D> gs = gamma ? gamma + c0 : nullptr;
+  for (RowLoop rows(x.rows, split.slices); rows.more(); rows.next()) {  // all active
     const i64 i = rows.row();
     const A mu = ld(mean + i), r = ld(rstd + i);
-    DevPtr<const D> xr = x.data + i * x.stride;
-    DevPtr<const D> dyr = dy.data + i * dy.stride;
-    A sum_g = 0, sum_gx = 0;
-    for (i64 j = first_col<V>(); j < w; j += col_step<V>()) {
-      A v[V], d[V], g[V];
-      load<V>(xr, j, w, v);
-      load<V>(dyr, j, w, d);
-      load_or<V>(gamma, j, w, A(1), g);
+    DevPtr<const D> xr = x.data + i * x.stride + c0;
+    DevPtr<const D> dyr = dy.data + i * dy.stride + c0;
+    A sums[2] = {0, 0};  // sum g, sum g x_hat
+    if (split.first_pass()) {
+      for (i64 j = first_col<V>(); j < ws; j += col_step<V>()) {
+        A v[V], d[V], g[V];
+        load<V>(xr, j, ws, v);
+        load<V>(dyr, j, ws, d);
+        load_or<V>(gs, j, ws, A(1), g);
 #pragma unroll
-      for (int k = 0; k < V; ++k) {
-        if (j + k >= w) continue;
-        const A gk = d[k] * g[k];
-        sum_g += gk;
-        sum_gx += gk * ((v[k] - mu) * r);
+        for (int k = 0; k < V; ++k) {
+          if (j + k >= ws) continue;
+          const A gk = d[k] * g[k];
+          sums[0] += gk;
+          sums[1] += gk * ((v[k] - mu) * r);
+        }
       }
+      sums[0] = group_sum(sums[0], scratch);
+      sums[1] = group_sum(sums[1], scratch);
     }
-    const A mean_g = group_sum(sum_g, scratch) / A(w);
-    const A mean_gx = group_sum(sum_gx, scratch) / A(w);
-    DevPtr<D> dxr = dx.data + i * dx.stride;
-    for (i64 j = pass_start<V>(w, back); j >= 0 && j < w; j += pass_step<V>(back)) {
+    row_statistics(split, sums, i, turn, exchange);
+    if (!split.second_pass()) continue;
+    const A mean_g = sums[0] / A(w);
+    const A mean_gx = sums[1] / A(w);
+    DevPtr<D> dxr = dx.data + i * dx.stride + c0;
+    for (i64 j = pass_start<V>(ws, back); j >= 0 && j < ws; j += pass_step<V>(back)) {
       A v[V], d[V], g[V], out[V];
-      load<V>(xr, j, w, v);
-      load<V>(dyr, j, w, d);
-      load_or<V>(gamma, j, w, A(1), g);
-      const Run run = owned_run<V>(w, 0, j);
+      load<V>(xr, j, ws, v);
+      load<V>(dyr, j, ws, d);
+      load_or<V>(gs, j, ws, A(1), g);
+      const Run run = owned_run<V>(ws, 0, j);
 #pragma unroll
       for (int k = 0; k < V; ++k) {
         const A x_hat = (v[k] - mu) * r;
         out[k] = r * (d[k] * g[k] - mean_g - x_hat * mean_gx);
-        if (partials && j + k < w) {
+        if (partials && j + k < ws) {
           add_to(acc, run(k), d[k] * x_hat);
-          add_to(acc, w + run(k), d[k]);
+          add_to(acc, ws + run(k), d[k]);
         }
       }
-      store<V>(dxr, j, w, out);
+      store<V>(dxr, j, ws, out);
     }
   }
-  if (partials) finish_sums<V>(acc, w, 2, cluster);
+  if (partials && split.second_pass()) finish_sums<V>(acc, ws, 2, cluster);
+  end_split(split);
 }
 
 }  // namespace
@@ -193,27 +208,36 @@ void backward(const Params<T>& p, const Config&, const Cache<T>& cache, Rows<con
   require(!g.dgamma || p.gamma, where, "dgamma asked for, but there is no gamma");
   const int V =
       vector_width<T>(where, {x.data, dy.data, dx.data, p.gamma}, {x.stride, dy.stride, dx.stride});
-  const Geometry geo = backward_geometry(x.rows, x.cols, V, grid_limit(where));
   using A = Acc<T>;
+  // dgamma's and dbeta's sums split the row where they would not fit on chip
+  // (whether they are wanted or not: the split decides dx's bits too)
+  const i64 grid = grid_limit(where);
+  const int slices = row_slices(x.cols, 2, sizeof(A), 16 / sizeof(T), grid);
+  const i64 slice = x.cols / slices;
+  const Geometry geo = backward_geometry(x.rows, slice, V, grid / slices);
   const bool want = g.dgamma || g.dbeta;
-  const i64 count = 2 * x.cols;
+  const i64 count = want ? 2 * x.cols : 0;
   const PartialPlan<A> plan =
-      want ? plan_partials<A>(where, ws, geo.blocks, count, count) : PartialPlan<A>{};
+      plan_partials<A>(where, ws, geo.blocks, count, count / slices, 0, {slices, 2, x.rows});
   const bool back = second_pass_back_to_front(
-      where, 2 * static_cast<std::size_t>(x.cols) * sizeof(T), plan, geo.blocks, geo.group);
+      where, 2 * static_cast<std::size_t>(slice) * sizeof(T), plan, geo.blocks * slices, geo.group);
+  A* const partials = want ? plan.partials : nullptr;
   with_vector_width<T>(V, [&](auto vc) {
     constexpr auto kernel = backward_kernel<Dev<T>, vc()>;
     allow_dynamic_shared(where, kernel, plan.smem);
-    launch_cluster<kernel>(geo.blocks, geo.group, plan.cluster, plan.smem, stream, dev(x), dev(dy),
-                           dev(dx), dev(p.gamma), cache.mean.data(), cache.rstd.data(),
-                           plan.partials, plan.kept, plan.cluster, back);
+    for (int k = 0; k < plan.launches(); ++k)
+      launch_cluster<kernel>(geo.blocks * slices, geo.group, plan.launch_cluster(), plan.smem,
+                             stream, dev(x), dev(dy), dev(dx), dev(p.gamma), cache.mean.data(),
+                             cache.rstd.data(), partials, plan.kept, plan.cluster, back,
+                             plan.split(k));
   });
   check_launch(where);
   if (want) {
     Outputs<Dev<T>> outs;
     outs.add(dev(g.dgamma), 0, x.cols);
     outs.add(dev(g.dbeta), x.cols, x.cols);
-    launch_sum_partials<Dev<T>>(plan, count, outs, SumLayout{x.cols, 2, geo.group, V}, stream);
+    launch_sum_partials<Dev<T>>(plan, count, outs,
+                                SumLayout{slice, 2 * slices, geo.group, V, slices}, stream);
   }
 }
 

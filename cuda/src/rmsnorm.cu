@@ -7,7 +7,10 @@
 // backward: per row and head, one pass for sum g x_hat, one that writes dx
 //   and adds dy x_hat into the block's dgamma sums, back to front where the
 //   resident blocks' heads do not fit in L2 (launch.hpp's
-//   backward_back_to_front); then sum_partials.
+//   backward_back_to_front); then sum_partials. A row whose dgamma sums
+//   would not fit on chip (one head) is split over the blocks of a cluster,
+//   each a slice of its columns and their sums, its sum g x_hat added over
+//   the slices (partials.cuh's RowSplit).
 #include <scaleref/cuda/rmsnorm.hpp>
 
 #include "detail/device.cuh"
@@ -63,51 +66,63 @@ template <class D, int V>
 __global__ void __launch_bounds__(kMaxThreads, 1)
     backward_kernel(DevRows<const D> x, DevRows<const D> dy, DevRows<D> dx, DevPtr<const D> gamma,
                     int heads, DevPtr<const AccT<D>> rstd, DevPtr<AccT<D>> partials, i64 kept_sums,
-                    int cluster, bool back) {
+                    int cluster, bool back, RowSplit<AccT<D>> split) {
   using A = AccT<D>;
   SCALEREF_SHARED(ScratchRow<A>, scratch, 32);
   const i64 w = x.cols / heads;
+  // a row split (one head): this block's slice, columns c0 .. c0 + ws - 1
+  const i64 ws = w / split.slices, c0 = i64(split.rank()) * ws;
+  const DevPtr<A> exchange = ptr_cast<A*>(dynamic_shared);
+  int turn = 0;
   // dgamma's running sums (when wanted: partials != nullptr); thread-owned columns
   Accumulators<A> dgamma{};
   if (partials) {
-    dgamma = block_accumulators(partials, x.cols, ptr_cast<A*>(dynamic_shared), kept_sums, cluster);
-    zero_owned<V>(dgamma, w, heads);  // head-relative columns, as the loop below adds
+    const DevPtr<A> kept = exchange + split_exchange_entries<A>(split.slices);
+    dgamma = split.slices > 1 ? slice_accumulators(partials, x.cols, kept, kept_sums, split, ws)
+                              : block_accumulators(partials, x.cols, kept, kept_sums, cluster);
+    zero_owned<V>(dgamma, ws, heads);  // head- (slice-) relative columns, as the loop below adds
   }
-  for (RowLoop rows(x.rows); rows.more(); rows.next()) {  // one row per block: all active
+  for (RowLoop rows(x.rows, split.slices); rows.more(); rows.next()) {  // all active
     const i64 i = rows.row();
     for (int h = 0; h < heads; ++h) {
       const A r = ld(rstd + (i * heads + h));
-      DevPtr<const D> xr = x.data + i * x.stride + h * w;
-      DevPtr<const D> dyr = dy.data + i * dy.stride + h * w;
-      DevPtr<const D> gr = gamma ? gamma + h * w : nullptr;
-      A proj = 0;  // sum g x_hat
-      for (i64 j = first_col<V>(); j < w; j += col_step<V>()) {
-        A v[V], d[V], g[V];
-        load<V>(xr, j, w, v);
-        load<V>(dyr, j, w, d);
-        load_or<V>(gr, j, w, A(1), g);
+      DevPtr<const D> xr = x.data + i * x.stride + h * w + c0;
+      DevPtr<const D> dyr = dy.data + i * dy.stride + h * w + c0;
+      DevPtr<const D> gr = gamma ? gamma + h * w + c0 : nullptr;
+      A proj[1] = {0};  // sum g x_hat
+      if (split.first_pass()) {
+        for (i64 j = first_col<V>(); j < ws; j += col_step<V>()) {
+          A v[V], d[V], g[V];
+          load<V>(xr, j, ws, v);
+          load<V>(dyr, j, ws, d);
+          load_or<V>(gr, j, ws, A(1), g);
 #pragma unroll
-        for (int k = 0; k < V; ++k) proj += (d[k] * g[k]) * (v[k] * r);
+          for (int k = 0; k < V; ++k) proj[0] += (d[k] * g[k]) * (v[k] * r);
+        }
+        proj[0] = group_sum(proj[0], scratch);
       }
-      const A mean = group_sum(proj, scratch) / A(w);
-      DevPtr<D> dxr = dx.data + i * dx.stride + h * w;
-      for (i64 j = pass_start<V>(w, back); j >= 0 && j < w; j += pass_step<V>(back)) {
+      row_statistics(split, proj, i * heads + h, turn, exchange);
+      if (!split.second_pass()) continue;
+      const A mean = proj[0] / A(w);
+      DevPtr<D> dxr = dx.data + i * dx.stride + h * w + c0;
+      for (i64 j = pass_start<V>(ws, back); j >= 0 && j < ws; j += pass_step<V>(back)) {
         A v[V], d[V], g[V], out[V];
-        load<V>(xr, j, w, v);
-        load<V>(dyr, j, w, d);
-        load_or<V>(gr, j, w, A(1), g);
-        const Run run = owned_run<V>(w, h, j);
+        load<V>(xr, j, ws, v);
+        load<V>(dyr, j, ws, d);
+        load_or<V>(gr, j, ws, A(1), g);
+        const Run run = owned_run<V>(ws, h, j);
 #pragma unroll
         for (int k = 0; k < V; ++k) {
           const A x_hat = v[k] * r;
           out[k] = r * (d[k] * g[k] - x_hat * mean);
-          if (partials && j + k < w) add_to(dgamma, run(k), d[k] * x_hat);
+          if (partials && j + k < ws) add_to(dgamma, run(k), d[k] * x_hat);
         }
-        store<V>(dxr, j, w, out);
+        store<V>(dxr, j, ws, out);
       }
     }
   }
-  if (partials) finish_sums<V>(dgamma, w, heads, cluster);
+  if (partials && split.second_pass()) finish_sums<V>(dgamma, ws, heads, cluster);
+  end_split(split);
 }
 
 }  // namespace
@@ -152,24 +167,34 @@ void backward(const Params<T>& p, const Config& c, const Cache<T>& cache, Rows<c
   const i64 w = x.cols / c.heads;
   const int V = vector_width<T>(where, {x.data, dy.data, dx.data, p.gamma},
                                 {x.stride, dy.stride, dx.stride, w});
-  const Geometry geo = backward_geometry(x.rows, w, V, grid_limit(where));
   using A = Acc<T>;
-  const PartialPlan<A> plan =
-      g.dgamma ? plan_partials<A>(where, ws, geo.blocks, x.cols, x.cols) : PartialPlan<A>{};
-  const bool back = second_pass_back_to_front(where, 2 * static_cast<std::size_t>(w) * sizeof(T),
-                                              plan, geo.blocks, geo.group);
+  // dgamma's sums split the row where they would not fit on chip; the split
+  // (the bits) does not depend on whether dgamma is wanted
+  const i64 grid = grid_limit(where);
+  const int slices = c.heads == 1 ? row_slices(w, 1, sizeof(A), 16 / sizeof(T), grid) : 1;
+  const i64 slice = w / slices;
+  const Geometry geo = backward_geometry(x.rows, slice, V, grid / slices);
+  const bool want = g.dgamma != nullptr;
+  const PartialPlan<A> plan = plan_partials<A>(where, ws, geo.blocks, want ? x.cols : 0,
+                                               want ? x.cols / slices : 0, 0, {slices, 1, x.rows});
+  const bool back = second_pass_back_to_front(
+      where, 2 * static_cast<std::size_t>(slice) * sizeof(T), plan, geo.blocks * slices, geo.group);
+  A* const partials = want ? plan.partials : nullptr;
   with_vector_width<T>(V, [&](auto vc) {
     constexpr auto kernel = backward_kernel<Dev<T>, vc()>;
     allow_dynamic_shared(where, kernel, plan.smem);
-    launch_cluster<kernel>(geo.blocks, geo.group, plan.cluster, plan.smem, stream, dev(x), dev(dy),
-                           dev(dx), dev(p.gamma), c.heads, cache.rstd.data(), plan.partials,
-                           plan.kept, plan.cluster, back);
+    for (int k = 0; k < plan.launches(); ++k)
+      launch_cluster<kernel>(geo.blocks * slices, geo.group, plan.launch_cluster(), plan.smem,
+                             stream, dev(x), dev(dy), dev(dx), dev(p.gamma), c.heads,
+                             cache.rstd.data(), partials, plan.kept, plan.cluster, back,
+                             plan.split(k));
   });
   check_launch(where);
   if (g.dgamma) {
     Outputs<Dev<T>> outs;
     outs.add(dev(g.dgamma), 0, x.cols);
-    launch_sum_partials<Dev<T>>(plan, x.cols, outs, SumLayout{w, c.heads, geo.group, V}, stream);
+    launch_sum_partials<Dev<T>>(plan, x.cols, outs,
+                                SumLayout{slice, c.heads * slices, geo.group, V, slices}, stream);
   }
 }
 

@@ -258,12 +258,18 @@ __device__ inline A group_max(A v, DevPtr<ScratchRow<A>> s) {
 
 // The rows this block visits, in the order it visits them: row() for the
 // current step, active() when that row exists. Every thread of the block runs
-// the same number of steps.
+// the same number of steps. Under a row split into `slices` (partials.cuh's
+// RowSplit), the grid's blocks go in groups of `slices` consecutive blocks,
+// each group one row at a time, and the groups' rows are those of a grid of
+// gridDim.x / slices blocks.
 struct RowLoop {
-  i64 rows, base;
-  __device__ explicit RowLoop(i64 n) : rows(n), base(i64(blockIdx.x) * blockDim.y) {}
+  i64 rows, base, step;
+  __device__ explicit RowLoop(i64 n, int slices = 1)
+      : rows(n),
+        base(i64(blockIdx.x / unsigned(slices)) * blockDim.y),
+        step(i64(gridDim.x / unsigned(slices)) * blockDim.y) {}
   __device__ bool more() const { return base < rows; }
-  __device__ void next() { base += i64(gridDim.x) * blockDim.y; }
+  __device__ void next() { base += step; }
   __device__ i64 row() const { return base + threadIdx.y; }
   __device__ bool active() const { return row() < rows; }
 };

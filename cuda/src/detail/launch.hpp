@@ -273,6 +273,37 @@ inline int sum_chunk(i64 blocks) {
   return c;
 }
 
+// A backward whose column sums would not fit on chip splits each row over
+// `row_slices` blocks (partials.cuh's RowSplit): block r of a row's blocks
+// takes the r-th of `slices` equal slices of its columns, with their sums,
+// and the blocks add a row statistic's slice sums in slice order (through
+// distributed shared memory in a cluster of the row's blocks, or through
+// global memory between two launches). A row of `width` columns with `sums`
+// column sums of `acc_bytes` each is split where those sums pass
+// kSplitSumBytes, into kClusterBlocks slices, or the largest power of two
+// below it whose slices keep the 16-byte vector access (`wide` entries);
+// none where even two would not (then the sums go to global memory as far
+// as they do not fit); and no more slices than a grid may have blocks
+// (`max_blocks`, the emulator's small grid limits). A function of the shape
+// and the grid limit alone, as the bits must be (the file's head): the
+// slices change the statistics' order of additions and the row partition of
+// the parameter gradients' sums (cuda/README.md). kSplitSumBytes keeps
+// every backward whose sums fit in what Hopper lets one block opt in to
+// (219 KiB beside the static shared memory) whole, up to SeeDNorm's three
+// fp32 sums at D = 16384 (192 KiB): within 1.10x of the minimum bytes in
+// the speed model; past it the sums went to global memory (1.37-4.98x at
+// D = 65536 and fp64 D = 16384, cuda/results/model/model.txt at 8b35256).
+inline constexpr std::size_t kSplitSumBytes = 192 * 1024;
+inline int row_slices(i64 width, int sums, std::size_t acc_bytes, int wide,
+                      i64 max_blocks = kMaxBlocks) {
+  if (static_cast<std::size_t>(width) * static_cast<std::size_t>(sums) * acc_bytes <=
+      kSplitSumBytes)
+    return 1;
+  int s = kClusterBlocks;
+  while (s > 1 && (width % (i64(s) * wide) != 0 || s > max_blocks)) s /= 2;
+  return s;
+}
+
 // Whether a backward may add its chunks in clusters: SCALEREF_CLUSTERS unset,
 // empty or "on"; "off" leaves them to sum_partials (the same bits: the
 // kernels test compares the two, and scripts/gpu_run.sh can time both). Any

@@ -45,6 +45,7 @@ struct Accumulators {
   DevPtr<A> partial;  // this block's row of the [blocks, count] partials (in
                       // clusters: its chunk's first row, the cluster's sums)
   i64 kept;           // slots [0, kept) live in shared memory, the rest in partial
+  i64 first = 0;      // under a row split, the partial row's slot of this block's slot 0
 
   // Where slot s's running sum lives (indexed by s itself).
   __device__ DevPtr<A> base(i64 s) const { return s < kept ? shared : partial; }
@@ -70,6 +71,108 @@ __device__ inline Accumulators<A> block_accumulators(DevPtr<A> partials, i64 cou
   return {shared_mem, partials + i64(first) * partial_stride<A>(count), kept};
 }
 
+// A row split over the blocks of a row (launch.hpp's row_slices), a kernel
+// parameter. Block b takes slice rank() = b mod slices of the columns of the
+// rows of row group b / slices (RowLoop's second argument), with their
+// column sums. A row statistic is each slice's group_sum, added over the
+// slices in slice order (row_statistics):
+//   - Phase::whole, slices > 1: the row's blocks are a thread-block cluster
+//     and add them through distributed shared memory (a kernel with no row
+//     statistic, DyT's, needs no cluster);
+//   - where clusters cannot be launched, two launches of the same grid:
+//     Phase::stats runs each row's first pass and leaves the slice sums in
+//     `stats` ([rows][kMaxRowStats][slices] in the workspace: a row's
+//     statistics apart, so that no two of them make one 16-byte window for
+//     scripts/cuda_ptx.py to take for a vector store split in two), and
+//     Phase::finish adds them there and runs the second pass.
+// The same sums in the same order either way, so the same bits.
+enum class Phase : int { whole, stats, finish };
+inline constexpr int kMaxRowStats = 4;
+template <class A>
+struct RowSplit {
+  using kernel_args = void;  // a kernel parameter (kernel.hpp)
+  int slices = 1;
+  Phase phase = Phase::whole;
+  DevPtr<A> stats;  // Phase::stats and finish only
+
+  __device__ unsigned rank() const { return blockIdx.x & (unsigned(slices) - 1u); }
+  __device__ bool first_pass() const { return phase != Phase::finish; }
+  __device__ bool second_pass() const { return phase != Phase::stats; }
+  __device__ bool in_cluster() const { return slices > 1 && phase == Phase::whole; }
+};
+
+// The dynamic shared memory a split kernel's statistics pass through, ahead
+// of its column sums: kMaxRowStats entries for each of two rows in turn, so
+// that one cluster barrier a row orders both the writes before the peers'
+// reads and those reads before the same entries are written again (a block
+// writes row k + 2's only after the barrier of row k + 1, which every peer
+// reaches after its reads of row k). 16-byte aligned for what follows.
+template <class A>
+__host__ __device__ constexpr i64 split_exchange_entries(int slices) {
+  return slices > 1 ? 2 * kMaxRowStats : 0;
+}
+
+// A row's K statistics (v, each this slice's group_sum, the same in every
+// thread) completed over the row's slices, in slice order: every thread gets
+// the same bits. `row` indexes `stats`; `turn` (a counter the kernel keeps,
+// 0 at its start) picks the exchange's half. A no-op without a split. Every
+// thread of the block calls it, once a row.
+template <int K, class A>
+__device__ inline void row_statistics(const RowSplit<A>& split, A (&v)[K], i64 row, int& turn,
+                                      DevPtr<A> exchange) {
+  static_assert(K <= kMaxRowStats);
+  if (split.slices == 1) return;
+  const i64 slices = split.slices;
+  if (split.phase == Phase::stats) {
+    if (threadIdx.x == 0 && threadIdx.y == 0)
+      for (int k = 0; k < K; ++k)
+        st(split.stats + ((row * kMaxRowStats + k) * slices + split.rank()), v[k]);
+    return;
+  }
+  if (split.phase == Phase::whole) {
+    const DevPtr<A> mine = exchange + turn * kMaxRowStats;
+    turn ^= 1;
+    if (threadIdx.x == 0 && threadIdx.y == 0)
+      for (int k = 0; k < K; ++k) st(mine + k, v[k]);
+    cluster_sync();
+    for (int k = 0; k < K; ++k) {
+      A t = 0;
+      for (unsigned r = 0; r < unsigned(slices); ++r) t += ld(cluster_peer(mine, r) + k);
+      v[k] = t;
+    }
+    return;
+  }
+  for (int k = 0; k < K; ++k) {
+    A t = 0;
+    // one at a time: unrolled, the loads of consecutive entries from one base
+    // are what scripts/cuda_ptx.py reads as a 16-byte access split in pieces
+#pragma unroll 1
+    for (i64 r = 0; r < slices; ++r) t += ld(split.stats + ((row * kMaxRowStats + k) * slices + r));
+    v[k] = t;
+  }
+}
+
+// A split kernel's last step: in a cluster, a block must not exit while its
+// peers may still read its statistics.
+template <class A>
+__device__ inline void end_split(const RowSplit<A>& split) {
+  if (split.in_cluster()) cluster_sync();
+}
+
+// Where a split block keeps its `slice_sums` column sums (its slice of each
+// of the parameter's sums): its row group's partial row holds the slices one
+// after another ([slice 0's sums][slice 1's]...: SumLayout's `slices`, which
+// sum_partials undoes), this block's from slot rank() slice_sums, which it
+// indexes from 0, as it does the `kept` of them in shared memory.
+template <class A>
+__device__ inline Accumulators<A> slice_accumulators(DevPtr<A> partials, i64 count,
+                                                     DevPtr<A> shared_mem, i64 kept,
+                                                     const RowSplit<A>& split, i64 slice_sums) {
+  const i64 group = i64(blockIdx.x / unsigned(split.slices));
+  const i64 first = i64(split.rank()) * slice_sums;
+  return {shared_mem, partials + (group * partial_stride<A>(count) + first), kept, first};
+}
+
 // The sums are `segments` consecutive segments of `width` entries (a
 // parameter's D columns are `heads` segments of D / heads when a kernel walks
 // a row head by head). Segment p belongs to the threads of threadIdx.y =
@@ -89,22 +192,43 @@ __device__ inline Accumulators<A> block_accumulators(DevPtr<A> partials, i64 cou
 // at base + k lanes + lane. Only where sums sit changes, never the order in
 // which each is added, so the results keep their bits. Entries past the
 // segments (a scalar parameter's) stay at their index.
+//
+// Under a row split into `slices` (RowSplit), a segment is one slice of a
+// parameter's columns, and a partial row holds the slices' segments one
+// slice after another, each slice its block's `segments / slices` segments
+// (slice_accumulators): segment p of the partial row is slice p / per,
+// parameter segment p mod per (per = segments / slices), which is segment
+// (p mod per) slices + p / per of the parameter gradients' columns
+// (column_segment).
 struct SumLayout {
   using kernel_args = void;  // a kernel parameter (kernel.hpp)
   i64 width = 1;             // entries per segment
   i64 segments = 0;          // segments laid out so
   i64 group = 1;             // threads per row (blockDim.x)
   i64 V = 1;                 // entries per vector access
+  i64 slices = 1;            // the row split (1: none)
+
+  // The columns' segment whose sums partial-row segment p holds, and back.
+  __host__ __device__ i64 column_segment(i64 p) const {
+    if (slices == 1) return p;
+    const i64 per = segments / slices;
+    return p % per * slices + p / per;
+  }
+  __host__ __device__ i64 row_segment(i64 q) const {
+    if (slices == 1) return q;
+    const i64 per = segments / slices;
+    return q % slices * per + q / slices;
+  }
 
   // Where the sum of entry c of the partial row sits: the layout's
   // definition. owned_run (the kernels) follows it, which
   // tests/emu_traffic_test.cpp checks; sum_partials's tiles undo it, which
   // every parameter gradient cuda_check compares checks.
   __host__ __device__ i64 slot(i64 c) const {
-    if (V == 1 || c >= segments * width) return c;
-    const i64 p = c / width, in = c - p * width, step = group * V;
+    if (c >= segments * width) return c;
+    const i64 q = c / width, in = c - q * width, p = row_segment(q), step = group * V;
     const i64 base = in / step * step, left = width - base < step ? width - base : step;
-    if (left % V != 0) return c;
+    if (V == 1 || left % V != 0) return p * width + in;
     const i64 off = in - base;
     return p * width + base + off % V * (left / V) + off / V;
   }
@@ -201,11 +325,19 @@ __device__ inline void finish_sums(const Accumulators<A>& acc, i64 width, i64 se
 // distributed shared memory, before or after finish_sums, or with the row
 // kept in Accumulators, they took SeeDNorm's backward past its 64
 // registers: 4-36 bytes of spills, scripts/cuda_model.py --check spills.)
+// Under a row split (split.slices > 1), the row group's partial row holds
+// one entry per slice instead, at + rank(), which sum_partials adds in slice
+// order.
 template <class A>
 __device__ inline void finish_scalar(const Accumulators<A>& acc, i64 count, i64 at, A v,
-                                     bool leader, int cluster) {
+                                     bool leader, int cluster, const RowSplit<A>& split = {}) {
+  if (!leader) return;
+  if (split.slices > 1) {
+    st(acc.partial + (at + i64(split.rank()) - acc.first), v);
+    return;
+  }
   const unsigned rank = blockIdx.x & (unsigned(cluster) - 1u);
-  if (leader) st(acc.partial + (i64(rank) * partial_stride<A>(count) + at), v);
+  st(acc.partial + (i64(rank) * partial_stride<A>(count) + at), v);
 }
 
 // Where each gradient sits in a block's partial row: out[k] gets entries
@@ -237,16 +369,19 @@ __device__ inline void emit(const Outputs<D>& outs, i64 c, AccT<D> s) {
       st(outs.out[k] + (c - outs.offset[k]), narrow<D>(s));
 }
 
-// The sum of chunks [from, to) of entry `at`, in order, each chunk (`chunk`
-// partial rows) the sum of its first `rows` rows in order (rows 1: the
-// kernel added the chunk into its first row).
+// The sum of chunks [from, to) of entry `at`, in order, each chunk
+// (`chunk_step` entries from the last) the sum of its first `rows` entries
+// `row_step` apart, in order: a chunk of partial rows (chunk_step: the
+// chunk's rows times the row stride, row_step: the stride; rows 1 where the
+// kernel added the chunk into its first row), or a scalar's entries of the
+// slices of a row split (chunk_step: the stride, row_step 1).
 template <class D>
 __device__ inline AccT<D> block_order_sum(DevPtr<const AccT<D>> partials, i64 from, i64 to,
-                                          i64 chunk, i64 rows, i64 stride, i64 at) {
+                                          i64 chunk_step, i64 rows, i64 row_step, i64 at) {
   AccT<D> s = 0;
   for (i64 b = from; b < to; ++b) {
-    AccT<D> c = ld(partials + (b * chunk * stride + at));
-    for (i64 r = 1; r < rows; ++r) c += ld(partials + ((b * chunk + r) * stride + at));
+    AccT<D> c = ld(partials + (b * chunk_step + at));
+    for (i64 r = 1; r < rows; ++r) c += ld(partials + (b * chunk_step + r * row_step + at));
     s += c;
   }
   return s;
@@ -331,23 +466,30 @@ __global__ void __launch_bounds__(kSumThreadsFewTiles, 1)
     const i64 V = last ? t.v_last : l.V, lanes = last ? t.lanes_last : l.group;
     const i64 r = in - chunk * per_full;  // the tile within its chunk
     const i64 per_runs = (lanes + 31) / 32, k0 = r / per_runs * runs, lane0 = 32 * (r % per_runs);
-    const i64 base = p * l.width + chunk * t.step;
+    const i64 base = p * l.width + chunk * t.step;  // in the partial row
     if (lane0 + x < lanes && k0 + kr < V)
       st(sums + (y * 32 * pad + x * pad + kr),
-         block_order_sum<D>(partials, from, to, chunk_rows, column_rows, stride,
+         block_order_sum<D>(partials, from, to, chunk_rows * stride, column_rows, stride,
                             base + (k0 + kr) * lanes + lane0 + x));
     __syncthreads();
     const i64 c = threadIdx.x, cx = c / runs, ck = c % runs;  // output c of the tile
     if (c < 32 * runs && lane0 + cx < lanes && k0 + ck < V) {
       A s = ld(sums + (cx * pad + ck));
       for (i64 g = 1; g < groups; ++g) s += ld(sums + (g * 32 * pad + cx * pad + ck));
-      emit(outs, base + (lane0 + cx) * V + k0 + ck, s);
+      emit(outs, l.column_segment(p) * l.width + chunk * t.step + (lane0 + cx) * V + k0 + ck, s);
     }
     __syncthreads();  // the sums are rewritten for the next tile only after every read
   }
+  // a scalar: chunk_rows rows of each chunk, or (a row split) its slices'
+  // entries in each group's row
+  const i64 columns = l.segments * l.width, entries = l.slices;
   if (blockIdx.x == 0)
-    for (i64 at = l.segments * l.width + threadIdx.x; at < count; at += blockDim.x)
-      emit(outs, at, block_order_sum<D>(partials, 0, blocks, chunk_rows, chunk_rows, stride, at));
+    for (i64 k = threadIdx.x; columns + k * entries < count; k += blockDim.x)
+      emit(outs, columns + k,
+           entries > 1
+               ? block_order_sum<D>(partials, 0, blocks, stride, entries, 1, columns + k * entries)
+               : block_order_sum<D>(partials, 0, blocks, chunk_rows * stride, chunk_rows, stride,
+                                    columns + k));
 }
 
 // launch.hpp's kStaticSharedBytes bounds the static shared memory of every row
@@ -381,21 +523,65 @@ inline std::size_t opt_in_shared_bytes(const char* where) {
 //     many as shared_sums_kept (launch.hpp) finds room for, the rest in the
 //     block's partial row, and sum_partials adds each chunk's rows first.
 // Either way the result has the same bits (the file's head).
+// Under a row split (`split`: slices > 1, launch.hpp's row_slices), `blocks`
+// is the row groups, each a partial row and `slices` blocks (the grid has
+// blocks x slices), `shared_count` is a block's share of the column sums
+// and `count` a whole partial row; no chunks are added in the kernel
+// (chunk 1). A kernel with row statistics (split.stats of them) runs its
+// row groups in clusters where the device launches them and
+// SCALEREF_CLUSTERS is not "off", else in two launches (RowSplit), whose
+// statistics take split.rows x slices x kMaxRowStats more entries of the
+// workspace.
+struct SplitRequest {
+  int slices = 1;
+  int stats = 0;  // row statistics exchanged (0: the slices need not meet)
+  i64 rows = 0;
+};
 template <class A>
 struct PartialPlan {
-  A* partials = nullptr;  // nullptr: no parameter gradient wanted
-  i64 kept = 0;           // sums in shared memory, from slot 0
-  i64 in_global = 0;      // of the shared_count, those left in global memory
-  std::size_t smem = 0;   // dynamic shared memory to launch with
-  int cluster = 1;        // blocks per cluster, each cluster adding its chunk (1: none)
-  int chunk = 1;          // blocks (partial rows) per chunk: sum_chunk(blocks)
-  i64 chunks = 0;         // chunks of blocks, whose sums sum_partials adds
+  A* partials = nullptr;       // nullptr: no parameter gradient wanted
+  i64 kept = 0;                // sums in shared memory, from slot 0
+  i64 in_global = 0;           // of the shared_count, those left in global memory
+  std::size_t smem = 0;        // dynamic shared memory to launch with
+  int cluster = 1;             // blocks per cluster, each cluster adding its chunk (1: none)
+  int chunk = 1;               // blocks (partial rows) per chunk: sum_chunk(blocks)
+  i64 chunks = 0;              // chunks of blocks, whose sums sum_partials adds
+  int slices = 1;              // the row split (1: none)
+  bool split_cluster = false;  // the row groups' blocks run in clusters
+  A* stats = nullptr;          // the two launches' row statistics
+
+  // The launches a backward makes, and the cluster and split of launch k.
+  int launches() const { return stats ? 2 : 1; }
+  unsigned launch_cluster() const { return split_cluster ? slices : cluster; }
+  RowSplit<A> split(int k) const {
+    const Phase phase = !stats ? Phase::whole : k == 0 ? Phase::stats : Phase::finish;
+    return {slices, phase, DevPtr<A>(stats)};
+  }
 };
 
 template <class A>
 PartialPlan<A> plan_partials(const char* where, Workspace& ws, i64 blocks, i64 count,
-                             i64 shared_count, std::size_t extra_smem = 0) {
+                             i64 shared_count, std::size_t extra_smem = 0,
+                             const SplitRequest& split = {}) {
   PartialPlan<A> plan;
+  if (count == 0 && split.slices == 1) return plan;  // no parameter gradient, no split
+  if (split.slices > 1) {
+    plan.slices = split.slices;
+    plan.chunks = blocks;
+    if (split.stats > 0)  // the exchange, ahead of the sums (split_exchange_entries)
+      extra_smem += static_cast<std::size_t>(split_exchange_entries<A>(split.slices)) * sizeof(A);
+    plan.kept = shared_sums_kept(shared_count, sizeof(A), extra_smem, opt_in_shared_bytes(where));
+    plan.in_global = shared_count - plan.kept;
+    plan.split_cluster = split.stats > 0 && kBuiltWithClusters && clusters_allowed(where) &&
+                         device_attribute(where, cudaDevAttrClusterLaunch) != 0;
+    const i64 stats =
+        split.stats > 0 && !plan.split_cluster ? split.rows * split.slices * kMaxRowStats : 0;
+    const i64 sums = blocks * partial_stride<A>(count);
+    plan.partials = static_cast<A*>(ws.get(static_cast<std::size_t>(sums + stats) * sizeof(A)));
+    if (stats > 0) plan.stats = plan.partials + sums;
+    plan.smem = static_cast<std::size_t>(plan.kept) * sizeof(A) + extra_smem;
+    return plan;
+  }
   plan.chunk = sum_chunk(blocks);
   plan.chunks = blocks / plan.chunk;
   plan.kept = shared_sums_kept(shared_count, sizeof(A), extra_smem, opt_in_shared_bytes(where));
