@@ -40,11 +40,14 @@
 #                  front (SCALEREF_SECOND_PASS): the direction rule measured
 #                  (cuda/bench/compare_runs.py sets the two side by side)
 #   clusters_on.txt, clusters_off.txt, clusters_*.json
-#                  cuda_bench's backward at 4096 x 4096 and 2048 x 16384 with
-#                  the blocks' sums added in thread-block clusters, then by
-#                  sum_partials (SCALEREF_CLUSTERS=off): the cluster
-#                  reduction's time against the path without it (their bits
-#                  are compared by ctest_gpu's CudaKernels tests)
+#                  cuda_bench's backward at 4096 x 4096, 2048 x 16384 and
+#                  1024 x 65536 with the blocks' sums added in thread-block
+#                  clusters and wide rows split over a cluster's blocks, then
+#                  without clusters (SCALEREF_CLUSTERS=off: sum_partials adds
+#                  the chunks, a split row's statistics go through global
+#                  memory between two launches): the clusters' time against
+#                  the paths without them (their bits are compared by
+#                  ctest_gpu's CudaKernels tests)
 #   torch_*.txt, torch_modules_*.json
 #                  scaleref.torch (issue 36), built here against the machine's
 #                  PyTorch: its tests on CUDA tensors, and each module's forward
@@ -207,7 +210,7 @@ fi
 if [[ $what == clusters ]]; then
   for clusters in on off; do
     step "clusters_$clusters" env SCALEREF_CLUSTERS=$clusters "$build/cuda/cuda_bench" \
-      --shape 4096x4096 --shape 2048x16384 --no-sweep --dir bwd --dtype all \
+      --shape 4096x4096 --shape 2048x16384 --shape 1024x65536 --no-sweep --dir bwd --dtype all \
       --op rmsnorm,layernorm,dyt,seednorm,seednorm_h16,sdd_epilogue --commit "$commit" \
       --json "$out/clusters_$clusters.json"
   done

@@ -663,23 +663,27 @@ TEST_F(CudaKernels, BackwardSumsKeepTheirBitsWhetherClustersOrSumPartialsAddTheC
 }
 
 // Rows whose sums would not fit on chip (launch.hpp's row_slices), split in
-// 8: RMSNorm's (one head) and LayerNorm's in clusters of 8, or in two
-// launches without; DyT's in 8 independent blocks a row either way (no row
-// statistic). The rest keep their sums in global memory, in one launch.
+// 8: RMSNorm's (one head), LayerNorm's and SeeDNorm's in clusters of 8, or
+// in two launches without; SeeDNorm's 4 heads in 4 parts of a head each;
+// DyT's in 8 independent blocks a row either way (no row statistic). Each
+// in ceil(P / parts) row groups (split_geometry), P the blocks a backward
+// without the split would have. ClusterWant{parts, 2, groups x parts}.
+ClusterWant split_in(unsigned parts, unsigned groups) { return {parts, 2, groups * parts}; }
+
 TEST_F(CudaKernels, BackwardRowsSplitOverClustersKeepTheirBitsWithoutThem) {
-  // bf16 at 65536 columns: 8 rows, 8 row groups
-  expect_cluster_sums_keep_their_bits<cuda::bf16>(8, 65536, false, [](const BackwardCase& c) {
-    if ((c.what == "rmsnorm" && c.heads == 1) || c.what == "layernorm")
-      return ClusterWant{8, 2, 64};
-    if (c.what == "dyt") return ClusterWant{1, 1, 64};
-    return every(1);
+  // bf16, 12 rows (P = 12): 2 row groups of 8 parts, 3 of 4;
+  // RMSNorm's 2 heads keep their sums in global memory, whole
+  expect_cluster_sums_keep_their_bits<cuda::bf16>(12, 65536, false, [](const BackwardCase& c) {
+    if (c.what == "rmsnorm") return c.heads == 1 ? split_in(8, 2) : every(1);
+    if (c.what == "dyt") return ClusterWant{1, 1, 16};
+    return c.heads == 1 ? split_in(8, 2) : split_in(4, 3);  // LayerNorm, SeeDNorm
   });
-  // fp64 at 16384: RMSNorm's one sum (128 KiB) fits, in clusters of the 4 blocks
+  // fp64 at 16384, 4 rows: RMSNorm's one sum (128 KiB) fits, whole, in
+  // clusters of the 4 blocks; the others' do not: 1 row group
   expect_cluster_sums_keep_their_bits<double>(4, 16384, false, [](const BackwardCase& c) {
     if (c.what == "rmsnorm") return every(4);
-    if (c.what == "layernorm") return ClusterWant{8, 2, 32};
-    if (c.what == "dyt") return ClusterWant{1, 1, 32};
-    return every(1);
+    if (c.what == "dyt") return ClusterWant{1, 1, 8};
+    return split_in(c.heads == 1 ? 8 : 4, 1);
   });
 }
 

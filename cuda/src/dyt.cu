@@ -88,7 +88,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
   }
   finish_sums<V>(acc, ws, 2, cluster);
   dalpha = group_sum(dalpha, scratch);
-  finish_scalar(acc, count, 2 * w, dalpha, threadIdx.x == 0, cluster, split);
+  finish_scalar(acc, count, 2 * w, dalpha, threadIdx.x == 0, cluster, split, 2 * ws);
 }
 
 template <class T>
@@ -126,7 +126,7 @@ void backward(const Params<T>& p, Rows<const T> x, Rows<const T> dy, Rows<T> dx,
   const i64 grid = grid_limit(where);
   const int slices = row_slices(x.cols, 2, sizeof(A), 16 / sizeof(T), grid);
   const i64 slice = x.cols / slices;
-  const Geometry geo = backward_geometry(x.rows, slice, V, grid / slices);
+  const Geometry geo = split_geometry(x.rows, slice, slices, V, grid);
   const i64 count = 2 * x.cols + slices;  // dalpha: an entry per slice
   const PartialPlan<A> plan =
       plan_partials<A>(where, ws, geo.blocks, count, 2 * slice, 0, {slices, 0, x.rows});

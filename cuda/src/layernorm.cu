@@ -214,7 +214,7 @@ void backward(const Params<T>& p, const Config&, const Cache<T>& cache, Rows<con
   const i64 grid = grid_limit(where);
   const int slices = row_slices(x.cols, 2, sizeof(A), 16 / sizeof(T), grid);
   const i64 slice = x.cols / slices;
-  const Geometry geo = backward_geometry(x.rows, slice, V, grid / slices);
+  const Geometry geo = split_geometry(x.rows, slice, slices, V, grid);
   const bool want = g.dgamma || g.dbeta;
   const i64 count = want ? 2 * x.cols : 0;
   const PartialPlan<A> plan =

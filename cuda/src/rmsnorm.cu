@@ -173,7 +173,7 @@ void backward(const Params<T>& p, const Config& c, const Cache<T>& cache, Rows<c
   const i64 grid = grid_limit(where);
   const int slices = c.heads == 1 ? row_slices(w, 1, sizeof(A), 16 / sizeof(T), grid) : 1;
   const i64 slice = w / slices;
-  const Geometry geo = backward_geometry(x.rows, slice, V, grid / slices);
+  const Geometry geo = split_geometry(x.rows, slice, slices, V, grid);
   const bool want = g.dgamma != nullptr;
   const PartialPlan<A> plan = plan_partials<A>(where, ws, geo.blocks, want ? x.cols : 0,
                                                want ? x.cols / slices : 0, 0, {slices, 1, x.rows});

@@ -173,41 +173,70 @@ __global__ void __launch_bounds__(kMaxThreads)
 // besides SeeDNorm's: under the 64 registers a 1024-thread block leaves, its
 // bf16 (V = 8) and fp64 (V = 1) instantiations spilled 96 and 8 bytes
 // (scripts/cuda_resources.py). Its groups stop at 512 threads, which leave 128.
+// The row split's instantiations (kSplit) hold its parts, offsets and
+// exchange besides: under 64 registers SeeDNorm's bf16 (V = 8) and fp64
+// spilled 16-136 bytes. Their groups stop at 512 threads too (a part of a
+// row that needs the split is at most a 65536-column row's eighth: 256
+// threads in bf16 and fp32, 512 in fp64, by group_size).
 inline constexpr int kAdaMaxThreads = 512;
-template <bool kAda>
-inline constexpr int kBackwardThreads = kAda ? kAdaMaxThreads : kMaxThreads;
+template <bool kAda, bool kSplit = false>
+inline constexpr int kBackwardThreads = kAda || kSplit ? kAdaMaxThreads : kMaxThreads;
 
 // Partial row layout: [dbeta: D][dgamma: D][dalpha: D (vector) | 1 (scalar) | 0].
-template <class D, int V, bool kAda>
-__global__ void __launch_bounds__(kBackwardThreads<kAda>, 1)
+// Under a row split into S parts (partials.cuh's RowSplit): a part is a
+// slice of one head's columns (one head) or S-th of the heads (more), its
+// sums [dbeta][dgamma][dalpha] one part after another, and a scalar alpha's
+// S entries after them. The block of part r holds `units` segments of w
+// columns each (its heads, or its slice of the one head), unit u of the row
+// (u = r units + the block's own unit) at columns u w; a row's sum g x_hat
+// (and the one head's ds) are added over the parts in part order. Without
+// kSplit the split's arguments are ignored: one part of n.heads units, and
+// the same code as before there was a split.
+template <class D, int V, bool kAda, bool kSplit>
+__global__ void __launch_bounds__(kBackwardThreads<kAda, kSplit>, 1)
     backward_kernel(Net<D> n, DevRows<const D> x, DevRows<const D> dy, DevRows<D> dx,
                     DevRows<D> dgamma_c, DevRows<D> deta_c, DevPtr<const AccT<D>> rstd,
                     DevPtr<const AccT<D>> z, DevPtr<AccT<D>> partials, i64 kept_sums, int cluster,
-                    bool back) {
+                    bool back, RowSplit<AccT<D>> split_arg, i64 part_arg, int units_arg) {
   using A = AccT<D>;
   SCALEREF_SHARED(ScratchRow<A>, scratch, 32);
-  const i64 cols = x.cols, w = cols / n.heads;
+  const RowSplit<A> split = kSplit ? split_arg : RowSplit<A>{};
+  // the row, a part (`units` units of w columns), this part's first unit
+  const i64 cols = x.cols, part = kSplit ? part_arg : cols;
+  const int units = kSplit ? units_arg : n.heads;
+  const i64 w = part / units, u0 = i64(split.rank()) * units;
+  // unit h's head: itself, but a part of the one head is of head 0
+  const bool one_head = kSplit && n.heads == 1;
   const bool alpha_vector = n.alpha_form == AlphaForm::vector;
-  const i64 count = 2 * cols + (alpha_vector ? cols : n.alpha_form == AlphaForm::scalar ? 1 : 0);
-  const i64 segments = (alpha_vector ? 3 : 2) * i64(n.heads);
-  DevPtr<A> dz_row = ptr_cast<A*>(dynamic_shared) + kept_sums;
-  DevPtr<A> slot = dz_row + n.heads;  // slices_sum's
-  Accumulators<A> acc =
-      block_accumulators(partials, count, ptr_cast<A*>(dynamic_shared), kept_sums, cluster);
-  // this slice's segments: segment p = parameter x heads + h is slice p mod
-  // slices's, which is h mod slices's because head_slices divides heads
+  const i64 count = 2 * cols + (alpha_vector                        ? cols
+                                : n.alpha_form == AlphaForm::scalar ? split.slices
+                                                                    : 0);
+  const i64 segments = (alpha_vector ? 3 : 2) * i64(units);
+  const DevPtr<A> exchange = ptr_cast<A*>(dynamic_shared);
+  const DevPtr<A> kept = exchange + split_exchange_entries<A>(split.slices);
+  int turn = 0;
+  DevPtr<A> dz_row = kept + kept_sums;  // each unit's dz = sigma'(z) ds
+  DevPtr<A> slot = dz_row + units;      // slices_sum's
+  const Accumulators<A> acc =
+      split.slices > 1 ? slice_accumulators(partials, count, kept, kept_sums, split, segments * w)
+                       : block_accumulators(partials, count, kept, kept_sums, cluster);
+  // this slice's segments: segment p = parameter x units + h is slice p mod
+  // slices's, which is h mod slices's because head_slices divides units
   zero_owned<V>(acc, w, segments);
   A dalpha_scalar = 0;
-  const int h0 = int(threadIdx.y), dh = int(blockDim.y);  // this slice's heads: h0, h0 + dh, ...
-  for (i64 i = blockIdx.x; i < x.rows; i += gridDim.x) {  // one row per block at a time
+  const int h0 = int(threadIdx.y), dh = int(blockDim.y);  // this slice's units: h0, h0 + dh, ...
+  const unsigned parts = unsigned(split.slices);
+  for (i64 i = blockIdx.x / parts; i < x.rows; i += gridDim.x / parts) {  // a row at a time
     const A r = ld(rstd + i);
     DevPtr<const D> xr = x.data + i * x.stride;
     DevPtr<const D> dyr = dy.data + i * dy.stride;
     DevPtr<const D> gcr = kAda ? n.gamma_c.data + i * n.gamma_c.stride : nullptr;
     A gx = 0;  // sum g x_hat, g = dy' (a s + gamma)
-    for (int h = h0; h < n.heads; h += dh) {
-      const A zh = ld(z + (i * n.heads + h)), s = activate(n.sigma, zh);
-      A ds = 0;
+    A ds = 0;  // the last unit's: the one head's slice under a split
+    for (int hl = h0; hl < units; hl += dh) {
+      const i64 h = u0 + hl;  // the unit (the head, where there are more than one)
+      const A zh = ld(z + (i * n.heads + (one_head ? 0 : h))), s = activate(n.sigma, zh);
+      ds = 0;
       for (i64 j = first_col<V>(); j < w; j += col_step<V>()) {
         A v[V], d[V], a[V], g[V];
         load<V>(xr + h * w, j, w, v);
@@ -234,15 +263,23 @@ __global__ void __launch_bounds__(kBackwardThreads<kAda>, 1)
         }
       }
       ds = group_sum(ds, scratch);
-      if (threadIdx.x == 0) st(dz_row + h, derivative(n.sigma, zh) * ds);
+      if (threadIdx.x == 0) st(dz_row + hl, derivative(n.sigma, zh) * ds);
     }
-    const A mean = slices_sum(group_sum(gx, scratch), slot) / A(cols);
+    A stats[2] = {slices_sum(group_sum(gx, scratch), slot), ds};
+    row_statistics(split, stats, i, turn, exchange);
+    if (!split.second_pass()) continue;
+    // a part of the one head: its dz from ds added over the parts
+    if (split.slices > 1 && n.heads == 1 && threadIdx.x == 0)
+      st(dz_row, derivative(n.sigma, ld(z + i)) * stats[1]);
+    const A mean = stats[0] / A(cols);
     __syncthreads();  // dz_row written by thread 0 is seen by all
     DevPtr<D> dxr = dx.data + i * dx.stride;
-    // back to front: the slice's last head first, each from its last column
-    const int h_last = h0 + (n.heads - 1 - h0) / dh * dh;
-    for (int h = back ? h_last : h0; h >= h0 && h < n.heads; h += back ? -dh : dh) {
-      const A s = activate(n.sigma, ld(z + (i * n.heads + h))), dz = ld(dz_row + h);
+    // back to front: the slice's last unit first, each from its last column
+    const int h_last = h0 + (units - 1 - h0) / dh * dh;
+    for (int hl = back ? h_last : h0; hl >= h0 && hl < units; hl += back ? -dh : dh) {
+      const i64 h = u0 + hl;
+      const A s = activate(n.sigma, ld(z + (i * n.heads + (one_head ? 0 : h))));
+      const A dz = ld(dz_row + hl);
       for (i64 j = pass_start<V>(w, back); j >= 0 && j < w; j += pass_step<V>(back)) {
         A v[V], d[V], a[V], b[V], g[V], gc[V] = {}, out[V];
         load<V>(xr + h * w, j, w, v);
@@ -257,7 +294,7 @@ __global__ void __launch_bounds__(kBackwardThreads<kAda>, 1)
           load_or<V>(n.gamma ? n.gamma + h * w : nullptr, j, w, A(0), g);
         }
         A dgc[V] = {}, dec[V] = {};
-        const Run run = owned_run<V>(w, h, j);  // the sums of columns h w + j + k
+        const Run run = owned_run<V>(w, hl, j);  // the sums of the unit's column j + k
 #pragma unroll
         for (int k = 0; k < V; ++k) {
           const A x_hat = v[k] * r;
@@ -271,8 +308,8 @@ __global__ void __launch_bounds__(kBackwardThreads<kAda>, 1)
           out[k] = dz * b[k] + r * (dyk * (a[k] * s + g[k]) - x_hat * mean);
           if (j + k < w) {
             add_to(acc, run(k), dz * v[k]);  // dbeta
-            add_to(acc, cols + run(k), q);   // dgamma
-            if (alpha_vector) add_to(acc, 2 * cols + run(k), s * q);
+            add_to(acc, part + run(k), q);   // dgamma
+            if (alpha_vector) add_to(acc, 2 * part + run(k), s * q);
           }
         }
         store<V>(dxr + h * w, j, w, out);
@@ -284,12 +321,15 @@ __global__ void __launch_bounds__(kBackwardThreads<kAda>, 1)
     }
     __syncthreads();  // dz_row is rewritten for the next row only after every read
   }
-  finish_sums<V>(acc, w, segments, cluster);
-  if (n.alpha_form == AlphaForm::scalar) {
-    dalpha_scalar = slices_sum(group_sum(dalpha_scalar, scratch), slot);
-    finish_scalar(acc, count, 2 * cols, dalpha_scalar, threadIdx.x == 0 && threadIdx.y == 0,
-                  cluster);
+  if (split.second_pass()) {
+    finish_sums<V>(acc, w, segments, cluster);
+    if (n.alpha_form == AlphaForm::scalar) {
+      dalpha_scalar = slices_sum(group_sum(dalpha_scalar, scratch), slot);
+      finish_scalar(acc, count, 2 * cols, dalpha_scalar, threadIdx.x == 0 && threadIdx.y == 0,
+                    cluster, split, segments * w);
+    }
   }
+  end_split(split);
 }
 
 template <class T>
@@ -410,35 +450,50 @@ void run_backward(const char* where, const Params<T>& p, const Config& c, const 
   }
   const i64 w = x.cols / c.heads;
   const int V = width_for(where, p, c, w, ptrs, strides);
-  const Geometry geo = backward_geometry(x.rows, w, V, grid_limit(where), kBackwardThreads<kAda>);
-  const int slices = head_slices(c.heads, geo.group, group_size(x.cols, V, kBackwardThreads<kAda>));
   using A = Acc<T>;
   const bool alpha_vector = c.alpha == AlphaForm::vector;
-  const i64 count = 2 * x.cols + (alpha_vector ? x.cols : c.alpha == AlphaForm::scalar ? 1 : 0);
-  const i64 vector_sums = (alpha_vector ? 3 : 2) * x.cols;
-  // dz_h for every head and slices_sum's slots stay in shared memory whatever
+  const int sums = alpha_vector ? 3 : 2;
+  // The row split where the sums would not fit on chip: a part is a slice of
+  // the one head, or whole heads (a power of two dividing them)
+  const i64 grid = grid_limit(where);
+  int parts = row_slices(x.cols, sums, sizeof(A), 16 / sizeof(T), grid);
+  while (c.heads > 1 && c.heads % parts != 0) parts /= 2;
+  const int units = c.heads > 1 ? c.heads / parts : 1;  // segments of a part
+  const i64 part = x.cols / parts, uw = part / units;   // a part's columns, a unit's
+  const int threads = parts > 1 ? kBackwardThreads<kAda, true> : kBackwardThreads<kAda>;
+  const Geometry geo = split_geometry(x.rows, uw, parts, V, grid, threads);
+  const int slices = head_slices(units, geo.group, group_size(part, V, threads));
+  const i64 count = 2 * x.cols + (alpha_vector ? x.cols : c.alpha == AlphaForm::scalar ? parts : 0);
+  // each unit's ds and slices_sum's slots stay in shared memory whatever
   // happens to the sums
-  const PartialPlan<A> plan =
-      plan_partials<A>(where, ws, geo.blocks, count, vector_sums, (c.heads + slices) * sizeof(A));
-  // both passes read x and dy (and AdaSeeDNorm's gamma(c)) over the whole row
-  const bool back = second_pass_back_to_front(
-      where, (kAda ? 3 : 2) * static_cast<std::size_t>(x.cols) * sizeof(T), plan, geo.blocks,
-      geo.group * slices);
+  const PartialPlan<A> plan = plan_partials<A>(where, ws, geo.blocks, count, sums * part,
+                                               (units + slices) * sizeof(A), {parts, 2, x.rows});
+  // both passes read x and dy (and AdaSeeDNorm's gamma(c)) over the part
+  const bool back =
+      second_pass_back_to_front(where, (kAda ? 3 : 2) * static_cast<std::size_t>(part) * sizeof(T),
+                                plan, geo.blocks * parts, geo.group * slices);
   with_vector_width<T>(V, [&](auto vc) {
-    constexpr auto kernel = backward_kernel<Dev<T>, vc(), kAda>;
-    allow_dynamic_shared(where, kernel, plan.smem);
-    launch_cluster<kernel>(geo.blocks, dim3(geo.group, slices), plan.cluster, plan.smem, stream,
-                           net(p, c, cond), dev(x), dev(dy), dev(dx), dev(dgc), dev(dec),
-                           cache.rstd.data(), cache.z.data(), plan.partials, plan.kept,
-                           plan.cluster, back);
+    const auto run = [&](auto split) {  // std::bool_constant: kSplit
+      constexpr auto kernel = backward_kernel<Dev<T>, decltype(vc)::value, kAda, split()>;
+      allow_dynamic_shared(where, kernel, plan.smem);
+      for (int k = 0; k < plan.launches(); ++k)
+        launch_cluster<kernel>(geo.blocks * parts, dim3(geo.group, slices), plan.launch_cluster(),
+                               plan.smem, stream, net(p, c, cond), dev(x), dev(dy), dev(dx),
+                               dev(dgc), dev(dec), cache.rstd.data(), cache.z.data(), plan.partials,
+                               plan.kept, plan.cluster, back, plan.split(k), part, units);
+    };
+    if (parts > 1)
+      run(std::true_type{});
+    else
+      run(std::false_type{});
   });
   check_launch(where);
   Outputs<Dev<T>> outs;
   outs.add(dev(g.dbeta), 0, x.cols);
   outs.add(kAda ? nullptr : dev(g.dgamma), x.cols, x.cols);
   if (c.alpha != AlphaForm::none) outs.add(dev(g.dalpha), 2 * x.cols, alpha_vector ? x.cols : 1);
-  launch_sum_partials<Dev<T>>(plan, count, outs,
-                              SumLayout{w, (alpha_vector ? 3 : 2) * c.heads, geo.group, V}, stream);
+  launch_sum_partials<Dev<T>>(
+      plan, count, outs, SumLayout{uw, sums * units * parts, geo.group, V, parts, units}, stream);
 }
 
 }  // namespace

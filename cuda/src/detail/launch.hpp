@@ -304,6 +304,25 @@ inline int row_slices(i64 width, int sums, std::size_t acc_bytes, int wide,
   return s;
 }
 
+// A split backward's launch (row_slices > 1): `slices` blocks a row group,
+// as many row groups as leave the grid about as many blocks as the row count
+// gives a backward without the split (backward_geometry's, at least one row
+// group per `slices` of its blocks), so that the partial rows, a row group's
+// each, are fewer by the slices: at 1024 x 65536, 17 row groups of 8 blocks,
+// not 132 (which cost 1.14-1.40x the minimum bytes in the speed model, the
+// parameter gradients' 132 partial rows written and read back). Each part
+// is read by a group sized for two accesses a thread a row rather than
+// kUnitsPerThread (group_size of twice the part): 512 threads for a bf16
+// part of 8192 columns, whose 136 blocks then keep 16 warps an SM, not 8
+// (the speed model's latency floor). blockDim.y = 1.
+inline Geometry split_geometry(i64 rows, i64 part, int slices, int V, i64 max_blocks,
+                               int max_threads = kMaxThreads) {
+  const Geometry whole = backward_geometry(rows, part, V, max_blocks, max_threads);
+  if (slices == 1) return whole;
+  const i64 groups = std::min((i64(whole.blocks) + slices - 1) / slices, max_blocks / slices);
+  return {group_size(2 * part, V, max_threads), 1, static_cast<unsigned>(groups)};
+}
+
 // Whether a backward may add its chunks in clusters: SCALEREF_CLUSTERS unset,
 // empty or "on"; "off" leaves them to sum_partials (the same bits: the
 // kernels test compares the two, and scripts/gpu_run.sh can time both). Any

@@ -45,7 +45,6 @@ struct Accumulators {
   DevPtr<A> partial;  // this block's row of the [blocks, count] partials (in
                       // clusters: its chunk's first row, the cluster's sums)
   i64 kept;           // slots [0, kept) live in shared memory, the rest in partial
-  i64 first = 0;      // under a row split, the partial row's slot of this block's slot 0
 
   // Where slot s's running sum lives (indexed by s itself).
   __device__ DevPtr<A> base(i64 s) const { return s < kept ? shared : partial; }
@@ -169,8 +168,8 @@ __device__ inline Accumulators<A> slice_accumulators(DevPtr<A> partials, i64 cou
                                                      DevPtr<A> shared_mem, i64 kept,
                                                      const RowSplit<A>& split, i64 slice_sums) {
   const i64 group = i64(blockIdx.x / unsigned(split.slices));
-  const i64 first = i64(split.rank()) * slice_sums;
-  return {shared_mem, partials + (group * partial_stride<A>(count) + first), kept, first};
+  return {shared_mem, partials + (group * partial_stride<A>(count) + split.rank() * slice_sums),
+          kept};
 }
 
 // The sums are `segments` consecutive segments of `width` entries (a
@@ -193,13 +192,15 @@ __device__ inline Accumulators<A> slice_accumulators(DevPtr<A> partials, i64 cou
 // which each is added, so the results keep their bits. Entries past the
 // segments (a scalar parameter's) stay at their index.
 //
-// Under a row split into `slices` (RowSplit), a segment is one slice of a
-// parameter's columns, and a partial row holds the slices' segments one
-// slice after another, each slice its block's `segments / slices` segments
-// (slice_accumulators): segment p of the partial row is slice p / per,
-// parameter segment p mod per (per = segments / slices), which is segment
-// (p mod per) slices + p / per of the parameter gradients' columns
-// (column_segment).
+// Under a row split into `slices` (RowSplit), a slice of a parameter's
+// columns is `units` segments (1, or the whole heads a slice of SeeDNorm's
+// row holds), and a partial row holds the slices' segments one slice after
+// another, each slice its block's per = segments / slices segments
+// (slice_accumulators), parameter by parameter: segment p of the partial
+// row is slice p / per's unit (p mod per) mod units of parameter
+// (p mod per) / units, which is segment
+// ((p mod per) / units) units slices + (p / per) units + (p mod per) mod units
+// of the parameter gradients' columns (column_segment).
 struct SumLayout {
   using kernel_args = void;  // a kernel parameter (kernel.hpp)
   i64 width = 1;             // entries per segment
@@ -207,17 +208,18 @@ struct SumLayout {
   i64 group = 1;             // threads per row (blockDim.x)
   i64 V = 1;                 // entries per vector access
   i64 slices = 1;            // the row split (1: none)
+  i64 units = 1;             // a parameter's segments in one slice
 
   // The columns' segment whose sums partial-row segment p holds, and back.
   __host__ __device__ i64 column_segment(i64 p) const {
     if (slices == 1) return p;
-    const i64 per = segments / slices;
-    return p % per * slices + p / per;
+    const i64 per = segments / slices, r = p / per, q = p % per;
+    return q / units * units * slices + r * units + q % units;
   }
-  __host__ __device__ i64 row_segment(i64 q) const {
-    if (slices == 1) return q;
-    const i64 per = segments / slices;
-    return q % slices * per + q / slices;
+  __host__ __device__ i64 row_segment(i64 c) const {
+    if (slices == 1) return c;
+    const i64 per = segments / slices, m = c / (units * slices), rest = c % (units * slices);
+    return rest / units * per + m * units + rest % units;
   }
 
   // Where the sum of entry c of the partial row sits: the layout's
@@ -325,15 +327,17 @@ __device__ inline void finish_sums(const Accumulators<A>& acc, i64 width, i64 se
 // distributed shared memory, before or after finish_sums, or with the row
 // kept in Accumulators, they took SeeDNorm's backward past its 64
 // registers: 4-36 bytes of spills, scripts/cuda_model.py --check spills.)
-// Under a row split (split.slices > 1), the row group's partial row holds
-// one entry per slice instead, at + rank(), which sum_partials adds in slice
-// order.
+// Under a row split (split.slices > 1, the block's sums `slice_sums`
+// long: slice_accumulators), the row group's partial row holds one entry per
+// slice instead, at + rank(), which sum_partials adds in slice order.
 template <class A>
 __device__ inline void finish_scalar(const Accumulators<A>& acc, i64 count, i64 at, A v,
-                                     bool leader, int cluster, const RowSplit<A>& split = {}) {
+                                     bool leader, int cluster, const RowSplit<A>& split = {},
+                                     i64 slice_sums = 0) {
   if (!leader) return;
   if (split.slices > 1) {
-    st(acc.partial + (at + i64(split.rank()) - acc.first), v);
+    const i64 rank = split.rank();
+    st(acc.partial + (at + rank - rank * slice_sums), v);
     return;
   }
   const unsigned rank = blockIdx.x & (unsigned(cluster) - 1u);
@@ -437,7 +441,8 @@ struct SumTiles {
 // tile's 32 V columns go out side by side through shared memory padded to
 // an odd stride (at most 2-way bank conflicts). Then block 0 takes the
 // entries past the segments (scalar parameters), a thread each, in chunk
-// order. With runs = 1 and fewer than kSumFewTiles tiles (RMSNorm's 128 at
+// order (under a row split, each row group's per-part entries of the
+// scalar in part order). With runs = 1 and fewer than kSumFewTiles tiles (RMSNorm's 128 at
 // 4096 columns), a block has 512 threads and G = 16: with 256, those 128
 // blocks left 8 warps an SM, too few to cover DRAM latency (the speed
 // model's latency criterion). The tile count is fixed by the shape, so the
