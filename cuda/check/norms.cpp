@@ -383,6 +383,15 @@ void run_dtype(Report& r, bool quick) {
       guarded(r, "adaseednorm/h4 " + at, [&] { seednorm_case<T>(r, s, mh, true); });
       guarded(r, "rmsnorm/h4 " + at, [&] { rmsnorm_case<T>(r, s, 4, false); });
     }
+    // rows a backward splits over 8 blocks (launch.hpp's row_slices): parts
+    // of two whole heads each, and a scalar alpha's entry per part
+    if (s.cols >= 65536 && s.cols % 16 == 0) {
+      seednorm::Config h16, scalar;
+      h16.heads = 16;
+      scalar.alpha = seednorm::AlphaForm::scalar;
+      guarded(r, "seednorm/h16 " + at, [&] { seednorm_case<T>(r, s, h16, false); });
+      guarded(r, "seednorm forms " + at, [&] { seednorm_case<T>(r, s, scalar, false); });
+    }
   }
   // The forms and activations on one odd, padded shape and one aligned one.
   for (const Shape& s : {Shape{37, 1000, 1004}, Shape{16, 512, 512}}) {
