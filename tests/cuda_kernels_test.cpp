@@ -315,13 +315,15 @@ TEST_F(CudaKernels, ForwardOutputsKeepTheirBitsWhereWideRowsAreKeptInSharedMemor
 // parameter gradient at column c must then have the bits at c - 1000,
 // wherever each of the two sums lived. A sum zeroed, added to or copied out
 // at the wrong place breaks that (or the emulator's memcheck and initcheck
-// catch it). Rows of 65536 fp32 and 16384 fp64 split the sums on Hopper's
-// 227 KiB: about 56 thousand fp32 or 28 thousand fp64 sums on chip, of 65536
-// (RMSNorm), 131072 (LayerNorm, DyT), 196608 (SeeDNorm, AdaSeeDNorm) or
-// 32768, 32768, 49152; the
-// emulator's grid limit of 2 gives each block 2-3 rows to add. Each backward
-// also runs with its second pass back to front (below), which must change
-// no bit either.
+// catch it). The emulator's grid limit of 2 gives each block 2-3 rows to
+// add, and a row split (launch.hpp's row_slices) 2 parts, not 8: at 65536
+// fp32 columns the part's sums of LayerNorm, DyT (2 x 32768) and SeeDNorm
+// (3 x 32768), and RMSNorm's 2 heads' (65536, no split), pass Hopper's 227
+// KiB (about 56 thousand fp32 sums on chip), so the split and the sums
+// in both places are checked together; RMSNorm's part (32768) fits. At
+// 16384 fp64 columns the split parts' sums fit. Each backward also runs
+// with its second pass back to front (below), which must change no bit
+// either.
 // SCALEREF_SECOND_PASS for one call: "front", "back", or nullptr (the rule).
 struct SecondPassSetting : scaleref::test::ScopedEnv {
   explicit SecondPassSetting(const char* value) : ScopedEnv("SCALEREF_SECOND_PASS", value) {}

@@ -210,6 +210,51 @@ TEST(CudaLaunch, BackwardChunksAreThePowerOfTwoUpToEightThatDividesTheBlocks) {
   }
 }
 
+// The row split (launch.hpp's row_slices): none while a block's sums fit in
+// 192 KiB, else 8 parts, or the largest power of two under 8 that keeps each
+// part a whole number of 16-byte accesses and the grid limit, or none.
+TEST(CudaLaunch, RowsSplitInEightWhereTheirSumsPass192KiB) {
+  // (width, sums, accumulator bytes, entries a 16-byte access, grid limit) -> parts
+  struct Case {
+    std::int64_t width;
+    int sums;
+    std::size_t acc;
+    int wide;
+    std::int64_t grid;
+    int parts;
+  };
+  const Case cases[] = {
+      {49152, 1, 4, 8, 65535, 1},  // RMSNorm's fp32 dgamma: 192 KiB, fits
+      {49160, 1, 4, 8, 65535, 1},  // past it, but 49160 / 8 is no whole 16-byte access
+      {65536, 1, 4, 8, 65535, 8},  // bf16 at 65536
+      {16384, 2, 8, 2, 65535, 8},  // fp64 LayerNorm at 16384: 256 KiB
+      {16384, 3, 4, 4, 65535, 1},  // fp32 SeeDNorm at 16384: 192 KiB
+      {65528, 1, 4, 4, 65535, 2},  // 65528 = 8 x 8191: 2 parts of 4 x 8191
+      {65536, 2, 4, 4, 2, 2},      // the emulator's grid limit of 2
+      {65536, 2, 4, 4, 1, 1}};
+  for (const Case& c : cases)
+    EXPECT_EQ(detail::row_slices(c.width, c.sums, c.acc, c.wide, c.grid), c.parts) << c.width;
+}
+
+// A split launch (split_geometry): as many blocks as a backward without the
+// split has, rounded up to whole row groups of `slices`, with groups sized
+// for two accesses a thread a row; without a split, backward_geometry's.
+TEST(CudaLaunch, SplitLaunchesHaveRowGroupsOfTheirPartsAndTheBlocksOfAWholeRow) {
+  for (std::int64_t rows : {1, 8, 12, 1024, 2048, 100000}) {
+    const auto whole = detail::backward_geometry(rows, 8192, 8);
+    const auto same = detail::split_geometry(rows, 8192, 1, 8, 65535);
+    EXPECT_EQ(same.blocks, whole.blocks) << rows;
+    EXPECT_EQ(same.group, whole.group) << rows;
+    const auto split = detail::split_geometry(rows, 8192, 8, 8, 65535);
+    EXPECT_EQ(split.blocks, (whole.blocks + 7) / 8) << rows;
+    EXPECT_EQ(split.group, 512) << rows;  // 8192 bf16 columns: 2 accesses of 8 a thread
+    EXPECT_EQ(split.rows_per_block, 1);
+  }
+  EXPECT_EQ(detail::split_geometry(1024, 8192, 8, 8, 65535).blocks, 17u);      // of 132
+  EXPECT_EQ(detail::split_geometry(1024, 8192, 8, 2, 65535, 512).group, 512);  // the cap
+  EXPECT_EQ(detail::split_geometry(100, 8192, 2, 8, 2).blocks, 1u);            // the grid limit
+}
+
 TEST(CudaLaunch, ClustersCanBeTurnedOffFromTheEnvironment) {
   using scaleref::test::error_of;
   using scaleref::test::mentions;

@@ -8,7 +8,10 @@
 // backward: a pass for sum g and sum g x_hat, a pass writing dx and adding
 //   dy x_hat and dy into the block's dgamma and dbeta sums, back to front
 //   where the resident blocks' rows do not fit in L2 (launch.hpp's
-//   backward_back_to_front); then sum_partials.
+//   backward_back_to_front); then sum_partials. A row whose sums would not
+//   fit on chip is split over the blocks of a cluster, each a part of its
+//   columns and their sums, its two sums added over the parts
+//   (partials.cuh's RowSplit).
 #include <scaleref/cuda/layernorm.hpp>
 #include <scaleref/spec/rescale.hpp>  // metrics::has_spread
 
@@ -94,7 +97,8 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
   }
 }
 
-// Partial row layout: [dgamma: D][dbeta: D].
+// Partial row layout: [dgamma: D][dbeta: D]; under a row split into S parts
+// [part 0: dgamma's, dbeta's][part 1: ...]...
 template <class D, int V>
 __global__ void __launch_bounds__(kMaxThreads, 1)
     backward_kernel(DevRows<const D> x, DevRows<const D> dy, DevRows<D> dx, DevPtr<const D> gamma,

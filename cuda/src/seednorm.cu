@@ -175,9 +175,9 @@ __global__ void __launch_bounds__(kMaxThreads)
 // (scripts/cuda_resources.py). Its groups stop at 512 threads, which leave 128.
 // The row split's instantiations (kSplit) hold its parts, offsets and
 // exchange besides: under 64 registers SeeDNorm's bf16 (V = 8) and fp64
-// spilled 16-136 bytes. Their groups stop at 512 threads too (a part of a
-// row that needs the split is at most a 65536-column row's eighth: 256
-// threads in bf16 and fp32, 512 in fp64, by group_size).
+// spilled 16-136 bytes. Their groups stop at 512 threads too (split_geometry
+// gives a part of 8192 columns 512 in every storage type: two accesses a
+// thread a row in bf16, four in fp32, eight in fp64).
 inline constexpr int kAdaMaxThreads = 512;
 template <bool kAda, bool kSplit = false>
 inline constexpr int kBackwardThreads = kAda || kSplit ? kAdaMaxThreads : kMaxThreads;
@@ -226,6 +226,8 @@ __global__ void __launch_bounds__(kBackwardThreads<kAda, kSplit>, 1)
   A dalpha_scalar = 0;
   const int h0 = int(threadIdx.y), dh = int(blockDim.y);  // this slice's units: h0, h0 + dh, ...
   const unsigned parts = unsigned(split.slices);
+  // pass 1 runs in every phase, Phase::finish's too: pass 2 needs each
+  // unit's ds, and a scalar alpha's terms are taken in pass 1
   for (i64 i = blockIdx.x / parts; i < x.rows; i += gridDim.x / parts) {  // a row at a time
     const A r = ld(rstd + i);
     DevPtr<const D> xr = x.data + i * x.stride;
@@ -265,6 +267,8 @@ __global__ void __launch_bounds__(kBackwardThreads<kAda, kSplit>, 1)
       ds = group_sum(ds, scratch);
       if (threadIdx.x == 0) st(dz_row + hl, derivative(n.sigma, zh) * ds);
     }
+    // sum g x_hat, and the one head's ds (with more heads, the last unit's
+    // of this thread's slice, which is not used)
     A stats[2] = {slices_sum(group_sum(gx, scratch), slot), ds};
     row_statistics(split, stats, i, turn, exchange);
     if (!split.second_pass()) continue;
@@ -464,7 +468,7 @@ void run_backward(const char* where, const Params<T>& p, const Config& c, const 
   const Geometry geo = split_geometry(x.rows, uw, parts, V, grid, threads);
   const int slices = head_slices(units, geo.group, group_size(part, V, threads));
   const i64 count = 2 * x.cols + (alpha_vector ? x.cols : c.alpha == AlphaForm::scalar ? parts : 0);
-  // each unit's ds and slices_sum's slots stay in shared memory whatever
+  // each unit's dz and slices_sum's slots stay in shared memory whatever
   // happens to the sums
   const PartialPlan<A> plan = plan_partials<A>(where, ws, geo.blocks, count, sums * part,
                                                (units + slices) * sizeof(A), {parts, 2, x.rows});

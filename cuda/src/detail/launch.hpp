@@ -312,9 +312,9 @@ inline int row_slices(i64 width, int sums, std::size_t acc_bytes, int wide,
 // not 132 (which cost 1.14-1.40x the minimum bytes in the speed model, the
 // parameter gradients' 132 partial rows written and read back). Each part
 // is read by a group sized for two accesses a thread a row rather than
-// kUnitsPerThread (group_size of twice the part): 512 threads for a bf16
-// part of 8192 columns, whose 136 blocks then keep 16 warps an SM, not 8
-// (the speed model's latency floor). blockDim.y = 1.
+// kUnitsPerThread (group_size of twice the part, at most max_threads): 512
+// threads for a bf16 part of 8192 columns, whose 136 blocks then keep 16
+// warps an SM, not 8 (the speed model's latency floor). blockDim.y = 1.
 inline Geometry split_geometry(i64 rows, i64 part, int slices, int V, i64 max_blocks,
                                int max_threads = kMaxThreads) {
   const Geometry whole = backward_geometry(rows, part, V, max_blocks, max_threads);

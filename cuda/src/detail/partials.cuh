@@ -9,7 +9,8 @@
 //      count), in block order;
 //   2. those chunk sums, by sum_partials (8 groups of them, or 8 / V under
 //      kFillBlocks chunks, each in order, then the groups in order).
-// The workspace holds a partial row per block, [blocks, partial_stride(count)].
+// The workspace holds a partial row per block, [blocks, partial_stride(count)]
+// (per row group under a row split, below).
 // Step 1 runs in the backward kernel itself where it can (PartialPlan): its
 // blocks are launched in thread-block clusters of one chunk, each keeps all
 // its column sums in shared memory, and after a cluster barrier block r of a
@@ -24,7 +25,9 @@
 // the result is rounded to T once. A scalar parameter (DyT's alpha, a scalar
 // SeeDNorm alpha) is a column of its own: each thread sums its entries' terms
 // in a register, and the block adds its threads' sums by group_sum's fixed
-// tree.
+// tree. Under a row split (RowSplit, below) the blocks of a row group share
+// its partial row, each its part's sums; there are no chunks (chunk 1), and
+// sum_partials adds the row groups' rows.
 #pragma once
 
 #include <scaleref/cuda/buffer.hpp>
@@ -77,13 +80,16 @@ __device__ inline Accumulators<A> block_accumulators(DevPtr<A> partials, i64 cou
 // slices in slice order (row_statistics):
 //   - Phase::whole, slices > 1: the row's blocks are a thread-block cluster
 //     and add them through distributed shared memory (a kernel with no row
-//     statistic, DyT's, needs no cluster);
+//     statistic, DyT's, needs no cluster, and calls neither row_statistics
+//     nor end_split: in_cluster() is about the kernels that do);
 //   - where clusters cannot be launched, two launches of the same grid:
 //     Phase::stats runs each row's first pass and leaves the slice sums in
 //     `stats` ([rows][kMaxRowStats][slices] in the workspace: a row's
 //     statistics apart, so that no two of them make one 16-byte window for
 //     scripts/cuda_ptx.py to take for a vector store split in two), and
-//     Phase::finish adds them there and runs the second pass.
+//     Phase::finish adds them there and runs the second pass (SeeDNorm's
+//     runs the first pass again too: it needs each head's ds and its scalar
+//     alpha's terms, which its statistics do not carry).
 // The same sums in the same order either way, so the same bits.
 enum class Phase : int { whole, stats, finish };
 inline constexpr int kMaxRowStats = 4;
@@ -190,7 +196,9 @@ __device__ inline Accumulators<A> slice_accumulators(DevPtr<A> partials, i64 cou
 // lanes' k-th sums sit side by side: the sum of column base + lane V + k is
 // at base + k lanes + lane. Only where sums sit changes, never the order in
 // which each is added, so the results keep their bits. Entries past the
-// segments (a scalar parameter's) stay at their index.
+// segments (a scalar parameter's) stay at their index (under a row split,
+// scalar k's parts sit at columns + k slices + part, written out at
+// columns + k).
 //
 // Under a row split into `slices` (RowSplit), a slice of a parameter's
 // columns is `units` segments (1, or the whole heads a slice of SeeDNorm's
@@ -224,8 +232,10 @@ struct SumLayout {
 
   // Where the sum of entry c of the partial row sits: the layout's
   // definition. owned_run (the kernels) follows it, which
-  // tests/emu_traffic_test.cpp checks; sum_partials's tiles undo it, which
-  // every parameter gradient cuda_check compares checks.
+  // tests/emu_traffic_test.cpp checks (without a split; with one, the
+  // kernels' periodic-gradient tests and cuda_check at 65536 columns);
+  // sum_partials's tiles undo it, which every parameter gradient cuda_check
+  // compares checks.
   __host__ __device__ i64 slot(i64 c) const {
     if (c >= segments * width) return c;
     const i64 q = c / width, in = c - q * width, p = row_segment(q), step = group * V;
