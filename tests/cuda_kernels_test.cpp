@@ -689,6 +689,51 @@ TEST_F(CudaKernels, BackwardRowsSplitOverClustersKeepTheirBitsWithoutThem) {
   });
 }
 
+// RMSNorm's forward over rows its stash would not hold (launch.hpp's
+// row_slices: fp32 and fp64 at 65536 columns) sums x^2 in 8 parts, added in
+// part order: in a cluster of 8 blocks a row, or, with SCALEREF_CLUSTERS=off,
+// a block a row walking the parts. y and the cached rstd must keep their
+// bits. x does not repeat along the row, so that the parts' sums differ and
+// their order shows (a planted reversal of row_statistics's order fails it).
+template <class T>
+void expect_forward_parts_keep_their_bits(std::int64_t n, std::int64_t d) {
+  std::vector<T> xs(static_cast<std::size_t>(n * d));
+  for (std::size_t k = 0; k < xs.size(); ++k)
+    xs[k] = cuda::from_double<T>(std::sin(0.37 * double(k)) * (1 + 1e-5 * double(k % 65521)));
+  const cuda::DeviceBuffer<T> x(xs), gamma(repeating<T>(1, d, 2, 0.5, 1.5));
+  const Rows<const T> xv{x.data(), n, d, d};
+  std::vector<std::vector<T>> ys;
+  std::vector<std::vector<cuda::Acc<T>>> rstds;
+  for (const char* clusters : {static_cast<const char*>(nullptr), "off"}) {
+    const test::ScopedEnv env("SCALEREF_CLUSTERS", clusters);
+#if defined(SCALEREF_CUDA_EMU)
+    emu::options().traffic = true;
+    emu::take_traffic();
+#endif
+    cuda::DeviceBuffer<T> y(std::vector<T>(xs.size(), std::numeric_limits<T>::quiet_NaN()));
+    cuda::rmsnorm::Cache<T> cache;
+    cuda::rmsnorm::forward<T>({gamma.data()}, {1e-6, 1}, xv, {y.data(), n, d, d}, &cache);
+    ys.push_back(y.download());
+    rstds.push_back(cache.rstd.download());
+#if defined(SCALEREF_CUDA_EMU)
+    const auto launches = emu::take_traffic();
+    emu::options().traffic = false;
+    ASSERT_EQ(launches.size(), 1u);
+    EXPECT_EQ(launches[0].cluster, clusters ? 1u : 8u) << (clusters ? clusters : "on");
+    EXPECT_EQ(launches[0].grid[0], unsigned(n) * (clusters ? 1u : 8u));
+#endif
+  }
+  EXPECT_EQ(std::memcmp(ys[0].data(), ys[1].data(), ys[0].size() * sizeof(T)), 0)
+      << sizeof(T) << "-byte y: other bits without clusters";
+  EXPECT_EQ(std::memcmp(rstds[0].data(), rstds[1].data(), rstds[0].size() * sizeof(rstds[0][0])), 0)
+      << sizeof(T) << "-byte rstd: other bits without clusters";
+}
+
+TEST_F(CudaKernels, ForwardRowsSummedInPartsKeepTheirBitsWithoutClusters) {
+  expect_forward_parts_keep_their_bits<double>(3, 65536);
+  expect_forward_parts_keep_their_bits<float>(3, 65536);
+}
+
 TEST_F(CudaKernels, SeedNormBackwardReplaysBitForBit) {
   const Batch b;
   std::vector<float> x(b.x.begin(), b.x.end()), dy(b.dy.begin(), b.dy.end());

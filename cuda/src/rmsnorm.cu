@@ -23,43 +23,61 @@ namespace {
 
 using namespace detail;
 
+// A row of one head too wide for a block's stash (launch.hpp's row_slices)
+// is summed in `parts` parts, each part's sum of x^2 a group_sum, the parts'
+// added in order: in a cluster of `parts` blocks a row, block r the r-th part
+// (split.slices = parts: the sums through distributed shared memory,
+// partials.cuh's row_statistics), or, where clusters cannot be launched, a
+// block a row walking every part in turn (split.slices = 1): the same sums in
+// the same order, so the same bits.
 template <class D, int V>
 __global__ void __launch_bounds__(kMaxThreads)
     forward_kernel(DevRows<const D> x, DevRows<D> y, DevPtr<const D> gamma, int heads, AccT<D> eps,
-                   i64 stash_cols, DevPtr<AccT<D>> rstd) {
+                   i64 stash_cols, DevPtr<AccT<D>> rstd, int parts, RowSplit<AccT<D>> split) {
   using A = AccT<D>;
   SCALEREF_SHARED(ScratchRow<A>, scratch, 32);
-  const RowStash<D> stash{ptr_cast<D*>(dynamic_shared), stash_cols};  // a head's first columns
-  const i64 w = x.cols / heads;
-  for (RowLoop rows(x.rows); rows.more(); rows.next()) {
+  const RowStash<D> stash{ptr_cast<D*>(dynamic_shared), stash_cols};  // its parts' first columns
+  const DevPtr<A> exchange = ptr_cast<A*>(dynamic_shared + stash_bytes(stash_cols, sizeof(D)));
+  int turn = 0;
+  const i64 w = x.cols / heads, part = w / parts;
+  // the parts this block walks: its rank's in a cluster, else all of them
+  const i64 p0 = split.slices > 1 ? i64(split.rank()) : 0;
+  const i64 p1 = split.slices > 1 ? p0 + 1 : parts;
+  for (RowLoop rows(x.rows, split.slices); rows.more(); rows.next()) {
     const i64 i = rows.row();
     const bool on = rows.active();
     for (int h = 0; h < heads; ++h) {
       DevPtr<const D> xr = x.data + (on ? i * x.stride + h * w : 0);
-      A ss = 0;
-      if (on)
-        for (i64 j = first_col<V>(); j < w; j += col_step<V>()) {
-          A v[V];
-          load_keep<V>(xr, j, w, stash, j, v);
+      A ss[1] = {0};
+      for (i64 p = p0; p < p1; ++p) {
+        A s = 0;
+        if (on)
+          for (i64 j = first_col<V>(); j < part; j += col_step<V>()) {
+            A v[V];
+            load_keep<V>(xr + p * part, j, part, stash, (p - p0) * part + j, v);
 #pragma unroll
-          for (int k = 0; k < V; ++k) ss += v[k] * v[k];
-        }
-      ss = group_sum(ss, scratch);
+            for (int k = 0; k < V; ++k) s += v[k] * v[k];
+          }
+        ss[0] += group_sum(s, scratch);
+      }
+      row_statistics(split, ss, i * heads + h, turn, exchange);
       if (!on) continue;
-      const A r = inverse_sqrt_or_nan<D>(ss / A(w) + eps);
-      if (rstd && threadIdx.x == 0) st(rstd + (i * heads + h), r);
+      const A r = inverse_sqrt_or_nan<D>(ss[0] / A(w) + eps);
+      if (rstd && threadIdx.x == 0 && p0 == 0) st(rstd + (i * heads + h), r);
       DevPtr<D> yr = y.data + i * y.stride + h * w;
       DevPtr<const D> gr = gamma ? gamma + h * w : nullptr;
-      for (i64 j = last_col<V>(w); j >= 0; j -= col_step<V>()) {  // back to front
-        A v[V], g[V], out[V];
-        load_kept<V>(xr, j, w, stash, j, v);
-        load_or<V>(gr, j, w, A(1), g);
+      for (i64 p = p1 - 1; p >= p0; --p)  // back to front
+        for (i64 j = last_col<V>(part); j >= 0; j -= col_step<V>()) {
+          A v[V], g[V], out[V];
+          load_kept<V>(xr + p * part, j, part, stash, (p - p0) * part + j, v);
+          load_or<V>(gr ? gr + p * part : nullptr, j, part, A(1), g);
 #pragma unroll
-        for (int k = 0; k < V; ++k) out[k] = (v[k] * r) * g[k];
-        store<V>(yr, j, w, out);
-      }
+          for (int k = 0; k < V; ++k) out[k] = (v[k] * r) * g[k];
+          store<V>(yr + p * part, j, part, out);
+        }
     }
   }
+  end_split(split);
 }
 
 template <class D, int V>
@@ -142,14 +160,30 @@ void forward(const Params<T>& p, const Config& c, Rows<const T> x, Rows<T> y, Ca
     rstd = cache->rstd.data();
   }
   const int V = vector_width<T>(where, {x.data, y.data, p.gamma}, {x.stride, y.stride, w});
-  const Geometry g = forward_geometry(x.rows, w, V, grid_limit(where));
-  const i64 stash = stash_columns(w, sizeof(T), V, g.rows_per_block, 0, opt_in_shared_bytes(where));
-  const auto smem = static_cast<std::size_t>(stash_bytes(stash, sizeof(T)));
+  // a row of one head that the stash would not hold is summed in parts
+  // (row_slices of its own bytes): in a cluster of a block a part where
+  // clusters can be launched, else a block walks the parts
+  using A = Acc<T>;
+  const i64 grid = grid_limit(where);
+  const int parts = c.heads == 1 ? row_slices(w, 1, sizeof(T), 16 / sizeof(T), grid) : 1;
+  const bool cluster = parts > 1 && can_launch_clusters(where);
+  const int blocks_a_row = cluster ? parts : 1;
+  Geometry g = forward_geometry(x.rows, w / parts, V, grid / blocks_a_row);
+  if (parts > 1)  // a row a block (a row group a cluster)
+    g = {g.group, 1, static_cast<unsigned>(std::min({x.rows, kMaxBlocks, grid / blocks_a_row}))};
+  const std::size_t exchange =
+      cluster ? static_cast<std::size_t>(split_exchange_entries<A>(parts)) * sizeof(A) : 0;
+  const i64 stash = stash_columns(cluster ? w / parts : w, sizeof(T), V, g.rows_per_block, exchange,
+                                  opt_in_shared_bytes(where));
+  const auto smem = static_cast<std::size_t>(stash_bytes(stash, sizeof(T))) + exchange;
+  RowSplit<A> split;
+  split.slices = blocks_a_row;
   with_vector_width<T>(V, [&](auto vc) {
     constexpr auto kernel = forward_kernel<Dev<T>, vc()>;
     allow_dynamic_shared(where, kernel, smem);
-    launch<kernel>(g.blocks, dim3(g.group, g.rows_per_block), smem, stream, dev(x), dev(y),
-                   dev(p.gamma), c.heads, Acc<T>(c.eps), stash, rstd);
+    launch_cluster<kernel>(g.blocks * blocks_a_row, dim3(g.group, g.rows_per_block), blocks_a_row,
+                           smem, stream, dev(x), dev(y), dev(p.gamma), c.heads, Acc<T>(c.eps),
+                           stash, rstd, parts, split);
   });
   check_launch(where);
 }

@@ -520,6 +520,13 @@ inline constexpr bool kBuiltWithClusters = true;
 inline constexpr bool kBuiltWithClusters = false;
 #endif
 
+// Whether a launch may take thread-block clusters: built for them, the
+// device launches them, and SCALEREF_CLUSTERS is not "off".
+inline bool can_launch_clusters(const char* where) {
+  return kBuiltWithClusters && clusters_allowed(where) &&
+         device_attribute(where, cudaDevAttrClusterLaunch) != 0;
+}
+
 // Bytes of shared memory one block of the current device may opt in to.
 inline std::size_t opt_in_shared_bytes(const char* where) {
   return static_cast<std::size_t>(device_attribute(where, cudaDevAttrMaxSharedMemoryPerBlockOptin));
@@ -587,8 +594,7 @@ PartialPlan<A> plan_partials(const char* where, Workspace& ws, i64 blocks, i64 c
       extra_smem += static_cast<std::size_t>(split_exchange_entries<A>(split.slices)) * sizeof(A);
     plan.kept = shared_sums_kept(shared_count, sizeof(A), extra_smem, opt_in_shared_bytes(where));
     plan.in_global = shared_count - plan.kept;
-    plan.split_cluster = split.stats > 0 && kBuiltWithClusters && clusters_allowed(where) &&
-                         device_attribute(where, cudaDevAttrClusterLaunch) != 0;
+    plan.split_cluster = split.stats > 0 && can_launch_clusters(where);
     const i64 stats =
         split.stats > 0 && !plan.split_cluster ? split.rows * split.slices * kMaxRowStats : 0;
     const i64 sums = blocks * partial_stride<A>(count);
@@ -601,8 +607,7 @@ PartialPlan<A> plan_partials(const char* where, Workspace& ws, i64 blocks, i64 c
   plan.chunks = blocks / plan.chunk;
   plan.kept = shared_sums_kept(shared_count, sizeof(A), extra_smem, opt_in_shared_bytes(where));
   plan.in_global = shared_count - plan.kept;
-  if (plan.chunk > 1 && plan.in_global == 0 && kBuiltWithClusters && clusters_allowed(where) &&
-      device_attribute(where, cudaDevAttrClusterLaunch) != 0)
+  if (plan.chunk > 1 && plan.in_global == 0 && can_launch_clusters(where))
     plan.cluster = plan.chunk;
   plan.partials = static_cast<A*>(
       ws.get(static_cast<std::size_t>(blocks * partial_stride<A>(count)) * sizeof(A)));
