@@ -689,44 +689,68 @@ TEST_F(CudaKernels, BackwardRowsSplitOverClustersKeepTheirBitsWithoutThem) {
   });
 }
 
-// RMSNorm's forward over rows its stash would not hold (launch.hpp's
-// row_slices: fp32 and fp64 at 65536 columns) sums x^2 in 8 parts, added in
-// part order: in a cluster of 8 blocks a row, or, with SCALEREF_CLUSTERS=off,
-// a block a row walking the parts. y and the cached rstd must keep their
-// bits. x does not repeat along the row, so that the parts' sums differ and
-// their order shows (a planted reversal of row_statistics's order fails it).
+// RMSNorm's and LayerNorm's forward over rows their stash would not hold
+// (launch.hpp's row_slices: fp32 and fp64 at 65536 columns) take a row in 8
+// parts, whose sums are added in part order (LayerNorm's range at eps = 0:
+// their maximum): in a cluster of 8 blocks a row, or, with
+// SCALEREF_CLUSTERS=off, a block a row walking the parts. y and the cached
+// statistics must keep their bits. x does not repeat along the row, so that
+// the parts' sums differ and their order shows (a planted reversal of
+// row_statistics's order fails it); its last row is constant, which
+// LayerNorm at eps = 0 gives NaN.
 template <class T>
 void expect_forward_parts_keep_their_bits(std::int64_t n, std::int64_t d) {
   std::vector<T> xs(static_cast<std::size_t>(n * d));
   for (std::size_t k = 0; k < xs.size(); ++k)
     xs[k] = cuda::from_double<T>(std::sin(0.37 * double(k)) * (1 + 1e-5 * double(k % 65521)));
-  const cuda::DeviceBuffer<T> x(xs), gamma(repeating<T>(1, d, 2, 0.5, 1.5));
+  std::fill(xs.end() - d, xs.end(), cuda::from_double<T>(0.75));
+  const cuda::DeviceBuffer<T> x(xs), gamma(repeating<T>(1, d, 2, 0.5, 1.5)),
+      beta(repeating<T>(1, d, 3, -0.5, 0.5));
   const Rows<const T> xv{x.data(), n, d, d};
-  std::vector<std::vector<T>> ys;
-  std::vector<std::vector<cuda::Acc<T>>> rstds;
-  for (const char* clusters : {static_cast<const char*>(nullptr), "off"}) {
-    const test::ScopedEnv env("SCALEREF_CLUSTERS", clusters);
+  using Acc = cuda::Acc<T>;
+  // one forward: its outputs, y first, then the statistics it caches
+  const auto runs = [&](const auto& forward) {
+    std::vector<std::vector<std::vector<Acc>>> out;
+    for (const char* clusters : {static_cast<const char*>(nullptr), "off"}) {
+      const test::ScopedEnv env("SCALEREF_CLUSTERS", clusters);
 #if defined(SCALEREF_CUDA_EMU)
-    emu::options().traffic = true;
-    emu::take_traffic();
+      emu::options().traffic = true;
+      emu::take_traffic();
 #endif
-    cuda::DeviceBuffer<T> y(std::vector<T>(xs.size(), std::numeric_limits<T>::quiet_NaN()));
-    cuda::rmsnorm::Cache<T> cache;
-    cuda::rmsnorm::forward<T>({gamma.data()}, {1e-6, 1}, xv, {y.data(), n, d, d}, &cache);
-    ys.push_back(y.download());
-    rstds.push_back(cache.rstd.download());
+      cuda::DeviceBuffer<T> y(std::vector<T>(xs.size(), std::numeric_limits<T>::quiet_NaN()));
+      std::vector<std::vector<Acc>> got = forward(Rows<T>{y.data(), n, d, d});
+      std::vector<Acc> ys;
+      for (const T& v : y.download()) ys.push_back(cuda::to_double(v));
+      got.insert(got.begin(), ys);
+      out.push_back(got);
 #if defined(SCALEREF_CUDA_EMU)
-    const auto launches = emu::take_traffic();
-    emu::options().traffic = false;
-    ASSERT_EQ(launches.size(), 1u);
-    EXPECT_EQ(launches[0].cluster, clusters ? 1u : 8u) << (clusters ? clusters : "on");
-    EXPECT_EQ(launches[0].grid[0], unsigned(n) * (clusters ? 1u : 8u));
+      const auto launches = emu::take_traffic();
+      emu::options().traffic = false;
+      EXPECT_EQ(launches.size(), 1u);
+      for (const emu::LaunchTraffic& t : launches) {
+        EXPECT_EQ(t.cluster, clusters ? 1u : 8u) << t.kernel;
+        EXPECT_EQ(t.grid[0], unsigned(n) * (clusters ? 1u : 8u)) << t.kernel;
+      }
 #endif
-  }
-  EXPECT_EQ(std::memcmp(ys[0].data(), ys[1].data(), ys[0].size() * sizeof(T)), 0)
-      << sizeof(T) << "-byte y: other bits without clusters";
-  EXPECT_EQ(std::memcmp(rstds[0].data(), rstds[1].data(), rstds[0].size() * sizeof(rstds[0][0])), 0)
-      << sizeof(T) << "-byte rstd: other bits without clusters";
+    }
+    return out;
+  };
+  const auto same = [&](const std::string& what, const auto& out) {
+    for (std::size_t k = 0; k < out[0].size(); ++k)
+      EXPECT_EQ(std::memcmp(out[0][k].data(), out[1][k].data(), out[0][k].size() * sizeof(Acc)), 0)
+          << what << " output " << k << " (" << sizeof(T) << "-byte): other bits without clusters";
+  };
+  same("rmsnorm", runs([&](Rows<T> y) {
+         cuda::rmsnorm::Cache<T> cache;
+         cuda::rmsnorm::forward<T>({gamma.data()}, {1e-6, 1}, xv, y, &cache);
+         return std::vector<std::vector<Acc>>{cache.rstd.download()};
+       }));
+  for (const double eps : {1e-5, 0.0})
+    same("layernorm eps " + std::to_string(eps), runs([&](Rows<T> y) {
+           cuda::layernorm::Cache<T> cache;
+           cuda::layernorm::forward<T>({gamma.data(), beta.data()}, {eps}, xv, y, &cache);
+           return std::vector<std::vector<Acc>>{cache.mean.download(), cache.rstd.download()};
+         }));
 }
 
 TEST_F(CudaKernels, ForwardRowsSummedInPartsKeepTheirBitsWithoutClusters) {

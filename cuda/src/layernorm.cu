@@ -28,44 +28,69 @@ using namespace detail;
 // (kMaxThreads, 1): ptxas may use the 64 registers a 1024-thread group
 // leaves; with (kMaxThreads) alone it held the fp64 V = 1 instantiation to 32
 // and spilled 8 bytes (scripts/cuda_resources.py).
+//
+// A row too wide for a block's stash (launch.hpp's row_slices) is taken in
+// `parts` parts, each part's sums a group_sum, the parts' added in order
+// (its range, at eps = 0, the parts' maximum): in a cluster of `parts`
+// blocks a row, block r the r-th part (split.slices = parts: through
+// distributed shared memory, partials.cuh's row_statistics), or, where
+// clusters cannot be launched, a block a row walking every part in turn
+// (split.slices = 1): the same sums in the same order, so the same bits.
 template <class D, int V>
 __global__ void __launch_bounds__(kMaxThreads, 1)
     forward_kernel(DevRows<const D> x, DevRows<D> y, DevPtr<const D> gamma, DevPtr<const D> beta,
                    AccT<D> eps, bool zero_eps, i64 stash_cols, DevPtr<AccT<D>> mean_out,
-                   DevPtr<AccT<D>> rstd_out) {
+                   DevPtr<AccT<D>> rstd_out, int parts, RowSplit<AccT<D>> split) {
   using A = AccT<D>;
   SCALEREF_SHARED(ScratchRow<A>, scratch, 32);
-  const RowStash<D> stash{ptr_cast<D*>(dynamic_shared), stash_cols};  // the row's first columns
-  const i64 w = x.cols;
-  for (RowLoop rows(x.rows); rows.more(); rows.next()) {
+  const RowStash<D> stash{ptr_cast<D*>(dynamic_shared), stash_cols};  // its parts' first columns
+  const DevPtr<A> exchange = ptr_cast<A*>(dynamic_shared + stash_bytes(stash_cols, sizeof(D)));
+  int turn = 0;
+  const i64 w = x.cols, part = w / parts;
+  // the parts this block walks: its rank's in a cluster, else all of them
+  const i64 p0 = split.slices > 1 ? i64(split.rank()) : 0;
+  const i64 p1 = split.slices > 1 ? p0 + 1 : parts;
+  for (RowLoop rows(x.rows, split.slices); rows.more(); rows.next()) {
     const i64 i = rows.row();
     const bool on = rows.active();
     DevPtr<const D> xr = x.data + (on ? i * x.stride : 0);
-    A sum = 0;
-    if (on)
-      for (i64 j = first_col<V>(); j < w; j += col_step<V>()) {
-        A v[V];
-        load_keep<V>(xr, j, w, stash, j, v);
+    A sum[1] = {0};  // the parts' sums, added in order from the first
+    for (i64 p = p0; p < p1; ++p) {
+      A s = 0;
+      if (on)
+        for (i64 j = first_col<V>(); j < part; j += col_step<V>()) {
+          A v[V];
+          load_keep<V>(xr + p * part, j, part, stash, (p - p0) * part + j, v);
 #pragma unroll
-        for (int k = 0; k < V; ++k) sum += v[k];
-      }
-    const A mu = group_sum(sum, scratch) / A(w);
-    A ss = 0, lo = Limits<A>::largest, hi = -Limits<A>::largest;  // and the row's range
-    if (on)
-      for (i64 j = first_col<V>(); j < w; j += col_step<V>()) {  // front to back: a sum
-        A v[V];
-        load_kept<V>(xr, j, w, stash, j, v);
+          for (int k = 0; k < V; ++k) s += v[k];
+        }
+      s = group_sum(s, scratch);
+      sum[0] = p == p0 ? s : sum[0] + s;
+    }
+    row_statistics(split, sum, i, turn, exchange);
+    const A mu = sum[0] / A(w);
+    A ss[1] = {0}, lo = Limits<A>::largest, hi = -Limits<A>::largest;  // and the row's range
+    for (i64 p = p0; p < p1; ++p) {
+      A s = 0;
+      if (on)
+        for (i64 j = first_col<V>(); j < part; j += col_step<V>()) {  // front to back: a sum
+          A v[V];
+          load_kept<V>(xr + p * part, j, part, stash, (p - p0) * part + j, v);
 #pragma unroll
-        for (int k = 0; k < V; ++k)
-          if (j + k < w) {  // the tail's zeros are not x
-            ss += (v[k] - mu) * (v[k] - mu);
-            if (zero_eps) {
-              lo = fmin(lo, v[k]);
-              hi = fmax(hi, v[k]);
+          for (int k = 0; k < V; ++k)
+            if (j + k < part) {  // the tail's zeros are not x
+              s += (v[k] - mu) * (v[k] - mu);
+              if (zero_eps) {
+                lo = fmin(lo, v[k]);
+                hi = fmax(hi, v[k]);
+              }
             }
-          }
-      }
-    const A var = group_sum(ss, scratch) / A(w);
+        }
+      s = group_sum(s, scratch);
+      ss[0] = p == p0 ? s : ss[0] + s;
+    }
+    row_statistics(split, ss, i, turn, exchange);
+    const A var = ss[0] / A(w);
     // At eps = 0 (zero_eps: decided on the host, where eps is a double; the
     // same for every row) a row without spread cannot be normalized: a
     // constant row's computed variance is its mean's rounding error squared,
@@ -73,28 +98,32 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
     // (metrics::has_spread, as in norm/layernorm.hpp) needs the row's range.
     bool spread = true;
     if (zero_eps) {
-      lo = -group_max(-lo, scratch);
-      hi = group_max(hi, scratch);
+      A range[2] = {group_max(-lo, scratch), group_max(hi, scratch)};  // -lo, hi
+      row_statistics(split, range, i, turn, exchange, Max{});
+      lo = -range[0];
+      hi = range[1];
       const A u = Limits<A>::roundoff;  // a value: has_spread takes a reference
       spread = metrics::has_spread(lo, hi, A(sqrt(var)), double(w), u);
     }
     if (!on) continue;
     const A r = spread ? inverse_sqrt_or_nan<D>(var + eps) : Limits<A>::nan();
-    if (threadIdx.x == 0 && rstd_out) {
+    if (threadIdx.x == 0 && p0 == 0 && rstd_out) {
       st(mean_out + i, mu);
       st(rstd_out + i, r);
     }
     DevPtr<D> yr = y.data + i * y.stride;
-    for (i64 j = last_col<V>(w); j >= 0; j -= col_step<V>()) {  // back to front
-      A v[V], g[V], b[V], out[V];
-      load_kept<V>(xr, j, w, stash, j, v);
-      load_or<V>(gamma, j, w, A(1), g);
-      load_or<V>(beta, j, w, A(0), b);
+    for (i64 p = p1 - 1; p >= p0; --p)  // back to front
+      for (i64 j = last_col<V>(part); j >= 0; j -= col_step<V>()) {
+        A v[V], g[V], b[V], out[V];
+        load_kept<V>(xr + p * part, j, part, stash, (p - p0) * part + j, v);
+        load_or<V>(gamma ? gamma + p * part : nullptr, j, part, A(1), g);
+        load_or<V>(beta ? beta + p * part : nullptr, j, part, A(0), b);
 #pragma unroll
-      for (int k = 0; k < V; ++k) out[k] = ((v[k] - mu) * r) * g[k] + b[k];
-      store<V>(yr, j, w, out);
-    }
+        for (int k = 0; k < V; ++k) out[k] = ((v[k] - mu) * r) * g[k] + b[k];
+        store<V>(yr + p * part, j, part, out);
+      }
   }
+  end_split(split);
 }
 
 // Partial row layout: [dgamma: D][dbeta: D]; under a row split into S parts
@@ -187,15 +216,30 @@ void forward(const Params<T>& p, const Config& c, Rows<const T> x, Rows<T> y, Ca
     rstd = cache->rstd.data();
   }
   const int V = vector_width<T>(where, {x.data, y.data, p.gamma, p.beta}, {x.stride, y.stride});
-  const Geometry g = forward_geometry(x.rows, x.cols, V, grid_limit(where));
-  const i64 stash =
-      stash_columns(x.cols, sizeof(T), V, g.rows_per_block, 0, opt_in_shared_bytes(where));
-  const auto smem = static_cast<std::size_t>(stash_bytes(stash, sizeof(T)));
+  // a row that the stash would not hold is taken in parts (row_slices of its
+  // own bytes): in a cluster of a block a part where clusters can be
+  // launched, else a block walks the parts
+  using A = Acc<T>;
+  const i64 grid = grid_limit(where);
+  const int parts = row_slices(x.cols, 1, sizeof(T), 16 / sizeof(T), grid);
+  const bool cluster = parts > 1 && can_launch_clusters(where);
+  const int blocks_a_row = cluster ? parts : 1;
+  Geometry g = forward_geometry(x.rows, x.cols / parts, V, grid / blocks_a_row);
+  if (parts > 1)  // a row a block (a row group a cluster)
+    g = {g.group, 1, static_cast<unsigned>(std::min({x.rows, kMaxBlocks, grid / blocks_a_row}))};
+  const std::size_t exchange =
+      cluster ? static_cast<std::size_t>(split_exchange_entries<A>(parts)) * sizeof(A) : 0;
+  const i64 stash = stash_columns(cluster ? x.cols / parts : x.cols, sizeof(T), V, g.rows_per_block,
+                                  exchange, opt_in_shared_bytes(where));
+  const auto smem = static_cast<std::size_t>(stash_bytes(stash, sizeof(T))) + exchange;
+  RowSplit<A> split;
+  split.slices = blocks_a_row;
   with_vector_width<T>(V, [&](auto vc) {
     constexpr auto kernel = forward_kernel<Dev<T>, vc()>;
     allow_dynamic_shared(where, kernel, smem);
-    launch<kernel>(g.blocks, dim3(g.group, g.rows_per_block), smem, stream, dev(x), dev(y),
-                   dev(p.gamma), dev(p.beta), Acc<T>(c.eps), c.eps == 0, stash, mean, rstd);
+    launch_cluster<kernel>(g.blocks * blocks_a_row, dim3(g.group, g.rows_per_block), blocks_a_row,
+                           smem, stream, dev(x), dev(y), dev(p.gamma), dev(p.beta), Acc<T>(c.eps),
+                           c.eps == 0, stash, mean, rstd, parts, split);
   });
   check_launch(where);
 }

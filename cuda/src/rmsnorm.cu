@@ -48,7 +48,7 @@ __global__ void __launch_bounds__(kMaxThreads)
     const bool on = rows.active();
     for (int h = 0; h < heads; ++h) {
       DevPtr<const D> xr = x.data + (on ? i * x.stride + h * w : 0);
-      A ss[1] = {0};
+      A ss[1] = {0};  // the parts' sums, added in order from the first
       for (i64 p = p0; p < p1; ++p) {
         A s = 0;
         if (on)
@@ -58,7 +58,8 @@ __global__ void __launch_bounds__(kMaxThreads)
 #pragma unroll
             for (int k = 0; k < V; ++k) s += v[k] * v[k];
           }
-        ss[0] += group_sum(s, scratch);
+        s = group_sum(s, scratch);
+        ss[0] = p == p0 ? s : ss[0] + s;
       }
       row_statistics(split, ss, i * heads + h, turn, exchange);
       if (!on) continue;

@@ -118,13 +118,16 @@ __host__ __device__ constexpr i64 split_exchange_entries(int slices) {
 }
 
 // A row's K statistics (v, each this slice's group_sum, the same in every
-// thread) completed over the row's slices, in slice order: every thread gets
-// the same bits. `row` indexes `stats`; `turn` (a counter the kernel keeps,
-// 0 at its start) picks the exchange's half. A no-op without a split. Every
-// thread of the block calls it, once a row.
-template <int K, class A>
+// thread) completed over the row's slices by `op` (a sum, or Max: a row's
+// range), in slice order from slice 0's value (not from 0: 0 + -0 is +0):
+// every thread gets the same bits. `row` indexes `stats`; `turn` (a counter
+// the kernel keeps, 0 at its start) picks the exchange's half; a kernel may
+// call it more than once a row (a block writes a half only after the
+// barrier that follows its peers' last reads of it). A no-op without a
+// split. Every thread of the block calls it.
+template <int K, class A, class Op = Add>
 __device__ inline void row_statistics(const RowSplit<A>& split, A (&v)[K], i64 row, int& turn,
-                                      DevPtr<A> exchange) {
+                                      DevPtr<A> exchange, Op op = {}) {
   static_assert(K <= kMaxRowStats);
   if (split.slices == 1) return;
   const i64 slices = split.slices;
@@ -141,18 +144,19 @@ __device__ inline void row_statistics(const RowSplit<A>& split, A (&v)[K], i64 r
       for (int k = 0; k < K; ++k) st(mine + k, v[k]);
     cluster_sync();
     for (int k = 0; k < K; ++k) {
-      A t = 0;
-      for (unsigned r = 0; r < unsigned(slices); ++r) t += ld(cluster_peer(mine, r) + k);
+      A t = ld(cluster_peer(mine, 0) + k);
+      for (unsigned r = 1; r < unsigned(slices); ++r) t = op(t, ld(cluster_peer(mine, r) + k));
       v[k] = t;
     }
     return;
   }
   for (int k = 0; k < K; ++k) {
-    A t = 0;
+    const DevPtr<A> parts = split.stats + (row * kMaxRowStats + k) * slices;
+    A t = ld(parts);
     // one at a time: unrolled, the loads of consecutive entries from one base
     // are what scripts/cuda_ptx.py reads as a 16-byte access split in pieces
 #pragma unroll 1
-    for (i64 r = 0; r < slices; ++r) t += ld(split.stats + ((row * kMaxRowStats + k) * slices + r));
+    for (i64 r = 1; r < slices; ++r) t = op(t, ld(parts + r));
     v[k] = t;
   }
 }
