@@ -54,19 +54,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
     const i64 i = rows.row();
     const bool on = rows.active();
     DevPtr<const D> xr = x.data + (on ? i * x.stride : 0);
-    A sum[1] = {0};  // the parts' sums, added in order from the first
-    for (i64 p = p0; p < p1; ++p) {
-      A s = 0;
-      if (on)
-        for (i64 j = first_col<V>(); j < part; j += col_step<V>()) {
-          A v[V];
-          load_keep<V>(xr + p * part, j, part, stash, (p - p0) * part + j, v);
-#pragma unroll
-          for (int k = 0; k < V; ++k) s += v[k];
-        }
-      s = group_sum(s, scratch);
-      sum[0] = p == p0 ? s : sum[0] + s;
-    }
+    A sum[1] = {parts_first_pass<V>(xr, {part, p0, p1}, stash, on, scratch, [](A v) { return v; })};
     row_statistics(split, sum, i, turn, exchange);
     const A mu = sum[0] / A(w);
     A ss[1] = {0}, lo = Limits<A>::largest, hi = -Limits<A>::largest;  // and the row's range

@@ -48,19 +48,8 @@ __global__ void __launch_bounds__(kMaxThreads)
     const bool on = rows.active();
     for (int h = 0; h < heads; ++h) {
       DevPtr<const D> xr = x.data + (on ? i * x.stride + h * w : 0);
-      A ss[1] = {0};  // the parts' sums, added in order from the first
-      for (i64 p = p0; p < p1; ++p) {
-        A s = 0;
-        if (on)
-          for (i64 j = first_col<V>(); j < part; j += col_step<V>()) {
-            A v[V];
-            load_keep<V>(xr + p * part, j, part, stash, (p - p0) * part + j, v);
-#pragma unroll
-            for (int k = 0; k < V; ++k) s += v[k] * v[k];
-          }
-        s = group_sum(s, scratch);
-        ss[0] = p == p0 ? s : ss[0] + s;
-      }
+      A ss[1] = {
+          parts_first_pass<V>(xr, {part, p0, p1}, stash, on, scratch, [](A v) { return v * v; })};
       row_statistics(split, ss, i * heads + h, turn, exchange);
       if (!on) continue;
       const A r = inverse_sqrt_or_nan<D>(ss[0] / A(w) + eps);

@@ -342,6 +342,39 @@ __device__ inline void load_kept(DevPtr<const D> p, i64 j, i64 w, const RowStash
     load<V>(p, j, w, out SCALEREF_AT);
 }
 
+// The parts [p0, p1) of `part` entries each that a forward's block walks of
+// a row taken in parts (partials.cuh's RowSplit): its own in a cluster of
+// the row's blocks, all of them where a block takes the whole row.
+struct RowParts {
+  i64 part, p0, p1;
+};
+
+// A forward's first pass over the block's parts of the row at xr: the sum of
+// f(v) over their entries, each part's a group_sum, the parts' added in part
+// order from the first; the entries go to the stash (load_keep) at their
+// column counted from the block's first part. Every thread of the block
+// calls it (`on`: its row exists).
+template <int V, class D, class F>
+__device__ inline AccT<D> parts_first_pass(DevPtr<const D> xr, const RowParts& rp,
+                                           const RowStash<D>& stash, bool on,
+                                           DevPtr<ScratchRow<AccT<D>>> scratch, F f) {
+  using A = AccT<D>;
+  A total = 0;
+  for (i64 p = rp.p0; p < rp.p1; ++p) {
+    A s = 0;
+    if (on)
+      for (i64 j = first_col<V>(); j < rp.part; j += col_step<V>()) {
+        A v[V];
+        load_keep<V>(xr + p * rp.part, j, rp.part, stash, (p - rp.p0) * rp.part + j, v);
+#pragma unroll
+        for (int k = 0; k < V; ++k) s += f(v[k]);
+      }
+    s = group_sum(s, scratch);
+    total = p == rp.p0 ? s : total + s;
+  }
+  return total;
+}
+
 // The device view of a host view (bf16 -> __nv_bfloat16; the same bits).
 // A launch converts it to the kernel's DevRows (kernel.hpp).
 template <class T>
