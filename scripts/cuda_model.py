@@ -240,7 +240,10 @@ def model_launch(launch, resources):
         if (2 ** k) * resident > d["l2_bytes"]:  # the bucket's shortest distance
             far += n
             far_dirty += dirty[k]  # evicted dirty: written back before the re-read
-    read = (launch["first_read_sectors"] + far) * 32 * scale
+    # sectors other sampled blocks touched too are shared data (a parameter
+    # vector): read once, however many blocks the sampling stands for
+    shared_first = launch.get("shared_first_read_sectors", 0)
+    read = ((launch["first_read_sectors"] - shared_first + far) * scale + shared_first) * 32
     written = (launch["written_sectors"] + far_dirty) * 32 * scale
     g = {"load": [0, 0, 0], "store": [0, 0, 0]}
     bank = {"wavefronts": 0, "min_wavefronts": 0, "worst_degree": 1.0, "worst_site": ""}

@@ -66,6 +66,17 @@ def test_a_32_way_bank_conflict_is_named_with_its_line():
     assert not cuda_model.misses(case_of(launch(sites=[site])), {"banks"})
 
 
+def test_sampled_blocks_scale_their_own_reads_and_not_the_vector_they_share():
+    # 16 of 8192 blocks run (scale 512): 16 x 1024 sectors of their rows,
+    # and 8192 sectors of a vector they all read, which is read once
+    l = launch(blocks=8192, first=16 * 1024 + 8192)
+    l.update(blocks_run=16, scale=512.0, shared_first_read_sectors=8192)
+    m = cuda_model.model_launch(l, {})
+    assert m["dram_read_bytes"] == (16 * 1024 * 512 + 8192) * 32
+    del l["shared_first_read_sectors"]  # a traffic file from before the field: all scaled
+    assert cuda_model.model_launch(l, {})["dram_read_bytes"] == (16 * 1024 + 8192) * 512 * 32
+
+
 def test_a_second_pass_over_rows_too_wide_for_the_l2_counts_twice():
     # 4096 rows of 65536 fp32 (256 KiB): the second pass re-reads each
     # row's 8192 sectors at the row's distance, 2^18 bytes (bucket 18)

@@ -268,6 +268,7 @@ TEST(EmuTraffic, AVectorEveryBlockReadsAgainIsAnL2HitNotAFarReRead) {
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   const emu::LaunchTraffic t = only_launch();
   EXPECT_EQ(t.first_read_sectors, (blocks * rows * n + n) * 4u / 32u);
+  EXPECT_EQ(t.shared_first_read_sectors, unsigned(sectors));  // gamma's: the blocks share them
   // blocks 1-3 found gamma touched by block 0: their first row's 7 more lanes
   // of each sector, and every later row, are shared re-reads
   EXPECT_EQ(t.shared_rereads, (blocks - 1u) * (7u * sectors + (rows - 1u) * n));
@@ -276,6 +277,20 @@ TEST(EmuTraffic, AVectorEveryBlockReadsAgainIsAnL2HitNotAFarReRead) {
   std::uint64_t far = 0;
   for (int k = 13; k < emu::kReuseBuckets; ++k) far += t.reread[k];
   EXPECT_EQ(far, (rows - 1u) * sectors);
+}
+
+// Sampled, 4 of 64 blocks run: their rows stand for the other blocks' (the
+// model scales them by 16), gamma's sectors, which they share, do not.
+TEST(EmuTraffic, SampledBlocksScaleTheirOwnSectorsNotTheOnesTheyShare) {
+  constexpr int blocks = 64, rows = 2, n = 1024, sectors = n * 4 / 32;
+  Device<float> x(blocks * rows * n), gamma(n), y(blocks * rows * n);
+  Counting on(4);
+  launch<scale_rows>(blocks, 256, 0, nullptr, x.p, gamma.p, y.p, n, rows);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  const emu::LaunchTraffic t = only_launch();
+  EXPECT_EQ(t.blocks_run, 4u);
+  EXPECT_EQ(t.first_read_sectors, 4u * rows * sectors + sectors);
+  EXPECT_EQ(t.shared_first_read_sectors, unsigned(sectors));
 }
 
 // Each block adds R rows into its own running sums in global memory: a

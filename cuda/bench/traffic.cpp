@@ -150,6 +150,7 @@ json launch_json(const scaleref::emu::LaunchTraffic& t) {
           {"blocks_run", t.blocks_run},
           {"scale", t.scale()},
           {"first_read_sectors", t.first_read_sectors},
+          {"shared_first_read_sectors", t.shared_first_read_sectors},
           {"written_sectors", t.written_sectors},
           {"reread_by_log2_distance", t.reread},
           {"shared_reread_sectors", t.shared_rereads},

@@ -58,6 +58,7 @@ struct State {
   // per launch: SiteTraffic by (site, shared, store)
   std::map<std::tuple<std::uint32_t, bool, bool>, SiteTraffic> sites;
   std::unordered_set<std::uint64_t> seen, written;   // sectors, this launch
+  std::unordered_set<std::uint64_t> first_reads;     // sectors a load touched first
   std::unordered_set<std::uint64_t> shared_sectors;  // sectors more than one block touched
   BlockTraffic block;                                // the running block's
   std::vector<BlockTraffic> parked;                  // a cluster's parked blocks', by rank
@@ -166,6 +167,7 @@ void begin_launch(const char* kernel, dim3 grid, dim3 block, std::size_t shared_
   s.sites.clear();
   s.seen.clear();
   s.written.clear();
+  s.first_reads.clear();
   s.shared_sectors.clear();
   s.open = true;
 }
@@ -199,6 +201,8 @@ void end_launch() {
   if (!s.open) return;
   for (auto& [key, t] : s.sites) s.cur.sites.push_back(std::move(t));
   s.cur.written_sectors = s.written.size();
+  for (std::uint64_t sec : s.first_reads)
+    s.cur.shared_first_read_sectors += s.shared_sectors.count(sec);
   s.done.push_back(std::move(s.cur));
   s.open = false;
 }
@@ -230,7 +234,10 @@ void access(const void* p, std::size_t n, bool shared, bool store, std::uint32_t
     else
       was_dirty = b.dirty.erase(sec) > 0;
     if (s.seen.insert(sec).second) {
-      if (!store) ++s.cur.first_read_sectors;
+      if (!store) {
+        ++s.cur.first_read_sectors;
+        s.first_reads.insert(sec);
+      }
     } else if (first_in_block) {
       s.shared_sectors.insert(sec);  // another block touched it first
     } else if (!store && s.shared_sectors.count(sec)) {

@@ -99,8 +99,13 @@ struct LaunchTraffic {
   std::size_t shared_bytes = 0;  // dynamic
   unsigned cluster = 1;          // blocks per thread-block cluster
   std::uint64_t blocks = 0, blocks_run = 0;
-  std::vector<SiteTraffic> sites;                     // unscaled: the blocks that ran
-  std::uint64_t first_read_sectors = 0;               // distinct sectors read first in the launch
+  std::vector<SiteTraffic> sites;        // unscaled: the blocks that ran
+  std::uint64_t first_read_sectors = 0;  // distinct sectors read first in the launch
+  // of those, the ones other blocks touched too (data the blocks share, such
+  // as a parameter vector): read once however many blocks run, so a model
+  // scales only the rest by the sampling (a forward in 8192 blocks, 16 of
+  // them sampled, had its 256 KiB gamma counted 512 times)
+  std::uint64_t shared_first_read_sectors = 0;
   std::uint64_t written_sectors = 0;                  // distinct sectors written
   std::array<std::uint64_t, kReuseBuckets> reread{};  // sectors re-read, by reuse distance
   // of those, the re-reads of sectors the block stored to since it last
