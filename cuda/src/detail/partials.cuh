@@ -107,11 +107,12 @@ struct RowSplit {
 };
 
 // The dynamic shared memory a split kernel's statistics pass through, ahead
-// of its column sums: kMaxRowStats entries for each of two rows in turn, so
-// that one cluster barrier a row orders both the writes before the peers'
-// reads and those reads before the same entries are written again (a block
-// writes row k + 2's only after the barrier of row k + 1, which every peer
-// reaches after its reads of row k). 16-byte aligned for what follows.
+// of its column sums (a forward's: after its stash): kMaxRowStats entries
+// for each of two exchanges in turn, so that one cluster barrier an
+// exchange orders both the writes before the peers' reads and those reads
+// before the same entries are written again (a block writes exchange k +
+// 2's only after the barrier of exchange k + 1, which every peer reaches
+// after its reads of exchange k). 16-byte aligned for what follows.
 template <class A>
 __host__ __device__ constexpr i64 split_exchange_entries(int slices) {
   return slices > 1 ? 2 * kMaxRowStats : 0;

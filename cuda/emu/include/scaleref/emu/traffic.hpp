@@ -56,7 +56,10 @@
 //
 // Sampling: with Options::sample_blocks = N, a launch of more than N blocks
 // runs only N of them, evenly spaced (block k * blocks / N), and its counts
-// are scaled by blocks / N (a launch in clusters of C blocks runs
+// are scaled by blocks / N, but for the first reads of sectors more than one
+// of them touched (shared_first_read_sectors: read once, however many
+// blocks run; with N under 2 C, a single cluster runs and its parts of a
+// shared vector are still scaled) (a launch in clusters of C blocks runs
 // max(1, N / C) whole clusters, evenly spaced: more than N blocks where
 // N < C). The others never run: their outputs are not written, so sampling
 // is for the model only (initcheck is off while it is on; values read are
