@@ -131,7 +131,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
   int turn = 0;
   Accumulators<A> acc{};
   if (partials) {
-    const DevPtr<A> kept = exchange + split_exchange_entries<A>(split.slices);
+    const DevPtr<A> kept = exchange + split_exchange_entries(split.slices);
     acc = split.slices > 1 ? slice_accumulators(partials, 2 * w, kept, kept_sums, split, 2 * ws)
                            : block_accumulators(partials, 2 * w, kept, kept_sums, cluster);
     zero_owned<V>(acc, ws, 2);
@@ -204,30 +204,14 @@ void forward(const Params<T>& p, const Config& c, Rows<const T> x, Rows<T> y, Ca
     rstd = cache->rstd.data();
   }
   const int V = vector_width<T>(where, {x.data, y.data, p.gamma, p.beta}, {x.stride, y.stride});
-  // a row that the stash would not hold is taken in parts (row_slices of its
-  // own bytes): in a cluster of a block a part where clusters can be
-  // launched, else a block walks the parts
-  using A = Acc<T>;
-  const i64 grid = grid_limit(where);
-  const int parts = row_slices(x.cols, 1, sizeof(T), 16 / sizeof(T), grid);
-  const bool cluster = parts > 1 && can_launch_clusters(where);
-  const int blocks_a_row = cluster ? parts : 1;
-  Geometry g = forward_geometry(x.rows, x.cols / parts, V, grid / blocks_a_row);
-  if (parts > 1)  // a row a block (a row group a cluster)
-    g = {g.group, 1, static_cast<unsigned>(std::min({x.rows, kMaxBlocks, grid / blocks_a_row}))};
-  const std::size_t exchange =
-      cluster ? static_cast<std::size_t>(split_exchange_entries<A>(parts)) * sizeof(A) : 0;
-  const i64 stash = stash_columns(cluster ? x.cols / parts : x.cols, sizeof(T), V, g.rows_per_block,
-                                  exchange, opt_in_shared_bytes(where));
-  const auto smem = static_cast<std::size_t>(stash_bytes(stash, sizeof(T))) + exchange;
-  RowSplit<A> split;
-  split.slices = blocks_a_row;
+  // a row that the stash would not hold is taken in parts
+  const ForwardPlan<Acc<T>> f = plan_forward<Acc<T>>(where, x.rows, x.cols, sizeof(T), V, true);
   with_vector_width<T>(V, [&](auto vc) {
     constexpr auto kernel = forward_kernel<Dev<T>, vc()>;
-    allow_dynamic_shared(where, kernel, smem);
-    launch_cluster<kernel>(g.blocks * blocks_a_row, dim3(g.group, g.rows_per_block), blocks_a_row,
-                           smem, stream, dev(x), dev(y), dev(p.gamma), dev(p.beta), Acc<T>(c.eps),
-                           c.eps == 0, stash, mean, rstd, parts, split);
+    allow_dynamic_shared(where, kernel, f.smem);
+    launch_cluster<kernel>(f.grid(), dim3(f.geo.group, f.geo.rows_per_block), f.blocks_a_row,
+                           f.smem, stream, dev(x), dev(y), dev(p.gamma), dev(p.beta), Acc<T>(c.eps),
+                           c.eps == 0, f.stash, mean, rstd, f.parts, f.split);
   });
   check_launch(where);
 }

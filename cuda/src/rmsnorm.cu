@@ -85,7 +85,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
   // dgamma's running sums (when wanted: partials != nullptr); thread-owned columns
   Accumulators<A> dgamma{};
   if (partials) {
-    const DevPtr<A> kept = exchange + split_exchange_entries<A>(split.slices);
+    const DevPtr<A> kept = exchange + split_exchange_entries(split.slices);
     dgamma = split.slices > 1 ? slice_accumulators(partials, x.cols, kept, kept_sums, split, ws)
                               : block_accumulators(partials, x.cols, kept, kept_sums, cluster);
     zero_owned<V>(dgamma, ws, heads);  // head- (slice-) relative columns, as the loop below adds
@@ -151,29 +151,13 @@ void forward(const Params<T>& p, const Config& c, Rows<const T> x, Rows<T> y, Ca
   }
   const int V = vector_width<T>(where, {x.data, y.data, p.gamma}, {x.stride, y.stride, w});
   // a row of one head that the stash would not hold is summed in parts
-  // (row_slices of its own bytes): in a cluster of a block a part where
-  // clusters can be launched, else a block walks the parts
-  using A = Acc<T>;
-  const i64 grid = grid_limit(where);
-  const int parts = c.heads == 1 ? row_slices(w, 1, sizeof(T), 16 / sizeof(T), grid) : 1;
-  const bool cluster = parts > 1 && can_launch_clusters(where);
-  const int blocks_a_row = cluster ? parts : 1;
-  Geometry g = forward_geometry(x.rows, w / parts, V, grid / blocks_a_row);
-  if (parts > 1)  // a row a block (a row group a cluster)
-    g = {g.group, 1, static_cast<unsigned>(std::min({x.rows, kMaxBlocks, grid / blocks_a_row}))};
-  const std::size_t exchange =
-      cluster ? static_cast<std::size_t>(split_exchange_entries<A>(parts)) * sizeof(A) : 0;
-  const i64 stash = stash_columns(cluster ? w / parts : w, sizeof(T), V, g.rows_per_block, exchange,
-                                  opt_in_shared_bytes(where));
-  const auto smem = static_cast<std::size_t>(stash_bytes(stash, sizeof(T))) + exchange;
-  RowSplit<A> split;
-  split.slices = blocks_a_row;
+  const ForwardPlan<Acc<T>> f = plan_forward<Acc<T>>(where, x.rows, w, sizeof(T), V, c.heads == 1);
   with_vector_width<T>(V, [&](auto vc) {
     constexpr auto kernel = forward_kernel<Dev<T>, vc()>;
-    allow_dynamic_shared(where, kernel, smem);
-    launch_cluster<kernel>(g.blocks * blocks_a_row, dim3(g.group, g.rows_per_block), blocks_a_row,
-                           smem, stream, dev(x), dev(y), dev(p.gamma), c.heads, Acc<T>(c.eps),
-                           stash, rstd, parts, split);
+    allow_dynamic_shared(where, kernel, f.smem);
+    launch_cluster<kernel>(f.grid(), dim3(f.geo.group, f.geo.rows_per_block), f.blocks_a_row,
+                           f.smem, stream, dev(x), dev(y), dev(p.gamma), c.heads, Acc<T>(c.eps),
+                           f.stash, rstd, f.parts, f.split);
   });
   check_launch(where);
 }

@@ -213,7 +213,7 @@ __global__ void __launch_bounds__(kBackwardThreads<kAda, kSplit>, 1)
                                                                     : 0);
   const i64 segments = (alpha_vector ? 3 : 2) * i64(units);
   const DevPtr<A> exchange = ptr_cast<A*>(dynamic_shared);
-  const DevPtr<A> kept = exchange + split_exchange_entries<A>(split.slices);
+  const DevPtr<A> kept = exchange + split_exchange_entries(split.slices);
   int turn = 0;
   DevPtr<A> dz_row = kept + kept_sums;  // each unit's dz = sigma'(z) ds
   DevPtr<A> slot = dz_row + units;      // slices_sum's

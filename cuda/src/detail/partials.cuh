@@ -113,7 +113,6 @@ struct RowSplit {
 // before the same entries are written again (a block writes exchange k +
 // 2's only after the barrier of exchange k + 1, which every peer reaches
 // after its reads of exchange k). 16-byte aligned for what follows.
-template <class A>
 __host__ __device__ constexpr i64 split_exchange_entries(int slices) {
   return slices > 1 ? 2 * kMaxRowStats : 0;
 }
@@ -596,7 +595,7 @@ PartialPlan<A> plan_partials(const char* where, Workspace& ws, i64 blocks, i64 c
     plan.slices = split.slices;
     plan.chunks = blocks;
     if (split.stats > 0)  // the exchange, ahead of the sums (split_exchange_entries)
-      extra_smem += static_cast<std::size_t>(split_exchange_entries<A>(split.slices)) * sizeof(A);
+      extra_smem += static_cast<std::size_t>(split_exchange_entries(split.slices)) * sizeof(A);
     plan.kept = shared_sums_kept(shared_count, sizeof(A), extra_smem, opt_in_shared_bytes(where));
     plan.in_global = shared_count - plan.kept;
     plan.split_cluster = split.stats > 0 && can_launch_clusters(where);
@@ -618,6 +617,45 @@ PartialPlan<A> plan_partials(const char* where, Workspace& ws, i64 blocks, i64 c
       ws.get(static_cast<std::size_t>(blocks * partial_stride<A>(count)) * sizeof(A)));
   plan.smem = static_cast<std::size_t>(plan.kept) * sizeof(A) + extra_smem;
   return plan;
+}
+
+// The launch of RMSNorm's and LayerNorm's forward over rows of `width`
+// entries of `entry_bytes` read V at a time. A row the stash would not hold
+// (row_slices of its own bytes; `may_split` false: never) is taken in
+// `parts` parts: in a cluster of a block a part where clusters can be
+// launched (each stashing its part, the exchange after the stash), else a
+// block a row walks the parts (the kernels' RowParts, their split with one
+// slice). Otherwise forward_geometry's launch with the row's stash.
+template <class A>
+struct ForwardPlan {
+  int parts = 1;              // parts of a row
+  unsigned blocks_a_row = 1;  // the cluster: parts, or 1
+  Geometry geo;               // geo.blocks row groups (of blocks_a_row blocks)
+  i64 stash = 0;              // stash_columns
+  std::size_t smem = 0;       // the stash, then the exchange
+  RowSplit<A> split;          // slices = blocks_a_row
+  unsigned grid() const { return geo.blocks * blocks_a_row; }
+};
+template <class A>
+ForwardPlan<A> plan_forward(const char* where, i64 rows, i64 width, std::size_t entry_bytes, int V,
+                            bool may_split) {
+  ForwardPlan<A> f;
+  const i64 grid = grid_limit(where);
+  f.parts =
+      may_split ? row_slices(width, 1, entry_bytes, static_cast<int>(16 / entry_bytes), grid) : 1;
+  const bool cluster = f.parts > 1 && can_launch_clusters(where);
+  f.blocks_a_row = cluster ? static_cast<unsigned>(f.parts) : 1u;
+  f.geo = forward_geometry(rows, width / f.parts, V, grid / f.blocks_a_row);
+  if (f.parts > 1)  // a row a block (a row group a cluster)
+    f.geo = {f.geo.group, 1,
+             static_cast<unsigned>(std::min({rows, kMaxBlocks, grid / f.blocks_a_row}))};
+  const std::size_t exchange =
+      cluster ? static_cast<std::size_t>(split_exchange_entries(f.parts)) * sizeof(A) : 0;
+  f.stash = stash_columns(cluster ? width / f.parts : width, entry_bytes, V, f.geo.rows_per_block,
+                          exchange, opt_in_shared_bytes(where));
+  f.smem = static_cast<std::size_t>(stash_bytes(f.stash, static_cast<i64>(entry_bytes))) + exchange;
+  f.split.slices = static_cast<int>(f.blocks_a_row);
+  return f;
 }
 
 // The parameter gradients from the partial rows `plan` left: `layout` says
