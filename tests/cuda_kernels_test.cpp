@@ -689,15 +689,15 @@ TEST_F(CudaKernels, BackwardRowsSplitOverClustersKeepTheirBitsWithoutThem) {
   });
 }
 
-// RMSNorm's and LayerNorm's forward over rows their stash would not hold
-// (launch.hpp's row_slices: fp32 and fp64 at 65536 columns) take a row in 8
-// parts, whose sums are added in part order (LayerNorm's range at eps = 0:
-// their maximum): in a cluster of 8 blocks a row, or, with
-// SCALEREF_CLUSTERS=off, a block a row walking the parts. y and the cached
-// statistics must keep their bits. x does not repeat along the row, so that
-// the parts' sums differ and their order shows (a planted reversal of
-// row_statistics's order fails it); its last row is constant, which
-// LayerNorm at eps = 0 gives NaN.
+// RMSNorm's, LayerNorm's and SeeDNorm's forward over rows their stash would
+// not hold (partials.cuh's plan_forward: fp32 and fp64 at 65536 columns)
+// take a row in 8 parts (SeeDNorm's 4 heads: 4 parts of a head), whose sums
+// are added in part order (LayerNorm's range at eps = 0: their maximum): in
+// a cluster of a block a part, or, with SCALEREF_CLUSTERS=off, a block a row
+// walking the parts. y and the cached statistics must keep their bits. x
+// does not repeat along the row, so that the parts' sums differ and their
+// order shows (a planted reversal of row_statistics's order fails it); its
+// last row is constant, which LayerNorm at eps = 0 gives NaN.
 template <class T>
 void expect_forward_parts_keep_their_bits(std::int64_t n, std::int64_t d) {
   std::vector<T> xs(static_cast<std::size_t>(n * d));
@@ -705,11 +705,13 @@ void expect_forward_parts_keep_their_bits(std::int64_t n, std::int64_t d) {
     xs[k] = cuda::from_double<T>(std::sin(0.37 * double(k)) * (1 + 1e-5 * double(k % 65521)));
   std::fill(xs.end() - d, xs.end(), cuda::from_double<T>(0.75));
   const cuda::DeviceBuffer<T> x(xs), gamma(repeating<T>(1, d, 2, 0.5, 1.5)),
-      beta(repeating<T>(1, d, 3, -0.5, 0.5));
-  const Rows<const T> xv{x.data(), n, d, d};
+      beta(repeating<T>(1, d, 3, -0.5, 0.5)), alpha(repeating<T>(1, d, 5, 0.25, 2)),
+      shift(repeating<T>(n, d, 7, -0.5, 0.5));
+  const Rows<const T> xv{x.data(), n, d, d}, cv{shift.data(), n, d, d};
   using Acc = cuda::Acc<T>;
-  // one forward: its outputs, y first, then the statistics it caches
-  const auto runs = [&](const auto& forward) {
+  // one forward in `parts` parts: its outputs, y first, then the statistics
+  // it caches
+  const auto runs = [&](const auto& forward, [[maybe_unused]] unsigned parts = 8) {
     std::vector<std::vector<std::vector<Acc>>> out;
     for (const char* clusters : {static_cast<const char*>(nullptr), "off"}) {
       const test::ScopedEnv env("SCALEREF_CLUSTERS", clusters);
@@ -728,8 +730,8 @@ void expect_forward_parts_keep_their_bits(std::int64_t n, std::int64_t d) {
       emu::options().traffic = false;
       EXPECT_EQ(launches.size(), 1u);
       for (const emu::LaunchTraffic& t : launches) {
-        EXPECT_EQ(t.cluster, clusters ? 1u : 8u) << t.kernel;
-        EXPECT_EQ(t.grid[0], unsigned(n) * (clusters ? 1u : 8u)) << t.kernel;
+        EXPECT_EQ(t.cluster, clusters ? 1u : parts) << t.kernel;
+        EXPECT_EQ(t.grid[0], unsigned(n) * (clusters ? 1u : parts)) << t.kernel;
       }
 #endif
     }
@@ -751,6 +753,29 @@ void expect_forward_parts_keep_their_bits(std::int64_t n, std::int64_t d) {
            cuda::layernorm::forward<T>({gamma.data(), beta.data()}, {eps}, xv, y, &cache);
            return std::vector<std::vector<Acc>>{cache.mean.download(), cache.rstd.download()};
          }));
+  // SeeDNorm: one head (its x . beta summed over the parts too), 16 heads
+  // (two a part), 4 heads (a part each) with a scalar alpha, AdaSeeDNorm
+  const cuda::seednorm::Params<T> vector{alpha.data(), beta.data(), gamma.data()},
+      scalar{alpha.data(), beta.data(), nullptr};
+  const auto seednorm = [&](const cuda::seednorm::Params<T>& p, cuda::seednorm::Config c,
+                            bool ada) {
+    return [&, p, c, ada](Rows<T> y) {
+      cuda::seednorm::Cache<T> cache;
+      if (ada)
+        cuda::seednorm::ada_forward<T>(p, c, {cv, cv}, xv, y, &cache);
+      else
+        cuda::seednorm::forward<T>(p, c, xv, y, &cache);
+      return std::vector<std::vector<Acc>>{cache.rstd.download(), cache.z.download()};
+    };
+  };
+  cuda::seednorm::Config h16, h4;
+  h16.heads = 16;
+  h4.heads = 4;
+  h4.alpha = cuda::seednorm::AlphaForm::scalar;
+  same("seednorm", runs(seednorm(vector, {}, false)));
+  same("seednorm x16", runs(seednorm(vector, h16, false)));
+  same("seednorm x4 scalar alpha", runs(seednorm(scalar, h4, false), 4));
+  same("adaseednorm", runs(seednorm(vector, {}, true)));
 }
 
 TEST_F(CudaKernels, ForwardRowsSummedInPartsKeepTheirBitsWithoutClusters) {

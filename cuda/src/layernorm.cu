@@ -205,7 +205,7 @@ void forward(const Params<T>& p, const Config& c, Rows<const T> x, Rows<T> y, Ca
   }
   const int V = vector_width<T>(where, {x.data, y.data, p.gamma, p.beta}, {x.stride, y.stride});
   // a row that the stash would not hold is taken in parts
-  const ForwardPlan<Acc<T>> f = plan_forward<Acc<T>>(where, x.rows, x.cols, sizeof(T), V, true);
+  const ForwardPlan<Acc<T>> f = plan_forward<Acc<T>>(where, x.rows, x.cols, sizeof(T), V, 1);
   with_vector_width<T>(V, [&](auto vc) {
     constexpr auto kernel = forward_kernel<Dev<T>, vc()>;
     allow_dynamic_shared(where, kernel, f.smem);

@@ -9,7 +9,9 @@
 //   blockDim.y slices, whose sums of x^2 are added in slice order);
 //   sigma(z_h) goes to shared memory for pass 2, which writes y back to
 //   front, a wide row's first columns from shared memory (launch.hpp's
-//   stash_columns).
+//   stash_columns). A row the stash would not hold goes in parts (whole
+//   heads, or slices of the one head) over a cluster of blocks, whose sums
+//   are added in part order (forward_kernel's comment).
 // backward, per row: pass 1 sums ds_h per head and sum g x_hat over the row;
 //   dz_h = sigma'(z_h) ds_h goes to shared memory; pass 2 writes dx (and
 //   AdaSeeDNorm's d gamma(c), d eta(c)) and adds dbeta, dgamma, dalpha into
@@ -90,83 +92,133 @@ __device__ A slices_sum(A v, DevPtr<A> slot) {
 // bf16 (V = 8) and fp64 AdaSeeDNorm backward take 72-80 and a 1024-thread launch
 // fails with "too many resources requested for launch".
 //
-// Shared memory: the stash (the row's first stash_cols entries, RowStash),
-// then sigma(z_h) for each head of each of the block's rows, then one
-// slices_sum slot per slice. With one head, blockDim.y is the block's rows;
-// with more, it is the row's head slices (head h to slice h mod slices), and
-// a block takes one row at a time.
-template <class D, int V, bool kAda>
-__global__ void __launch_bounds__(kMaxThreads)
+// Shared memory: the stash (the row's first stash_cols entries, RowStash; a
+// row in parts: the block's parts'), the exchange of a row in parts
+// (partials.cuh's row_statistics), then sigma(z_h) for each head of each of
+// the block's rows, then one slices_sum slot per slice. With one head,
+// blockDim.y is the block's rows; with more, it is the row's head slices
+// (head h to slice h mod slices), and a block takes one row at a time.
+//
+// A row the stash would not hold (fp32 and fp64 at 65536 columns:
+// partials.cuh's plan_forward) is taken in `parts` parts: whole heads, or
+// slices of the one head. Each part has `units` units of w columns (its
+// heads, or its slice of the one head), unit u of the row at columns u w; a
+// part's sum of x^2 (and the one head's x . beta) is a group_sum (with
+// heads, added over the slices), the parts' added in part order. In a
+// cluster of `parts` blocks a row, block r takes part r and the sums go
+// through distributed shared memory (split.slices = parts); where clusters
+// cannot be launched a block a row walks every part (split.slices = 1): the
+// same sums in the same order, so the same bits. A row in parts is its own
+// instantiation (kSplit), so that the kernels without parts keep their 32-51
+// registers (one kernel for both took 52-64: at 4096 columns, fp64's 512
+// threads a row went from 3 blocks an SM to 2). Its groups stop at 512
+// threads (kSplitMaxThreads) and its bound asks for 2 blocks an SM, which
+// leaves 64 registers: with the thread bound alone, ptxas held its V = 1
+// kernels to 40 registers and spilled 8-32 bytes. Without kSplit the split's
+// arguments are ignored: one part, and the code and the order of the sums
+// there were before.
+inline constexpr int kSplitMaxThreads = 512;
+template <class D, int V, bool kAda, bool kSplit>
+__global__ void __launch_bounds__(kSplit ? kSplitMaxThreads : kMaxThreads, kSplit ? 2 : 0)
     forward_kernel(Net<D> n, DevRows<const D> x, DevRows<D> y, AccT<D> eps, i64 stash_cols,
-                   DevPtr<AccT<D>> rstd_out, DevPtr<AccT<D>> z_out) {
+                   DevPtr<AccT<D>> rstd_out, DevPtr<AccT<D>> z_out, int parts_arg, int units_arg,
+                   i64 unit_arg, RowSplit<AccT<D>> split_arg) {
   using A = AccT<D>;
+  const RowSplit<A> split = kSplit ? split_arg : RowSplit<A>{};
+  const int parts = kSplit ? parts_arg : 1;
   SCALEREF_SHARED(ScratchRow<A>, scratch, 32);
   const RowStash<D> stash{ptr_cast<D*>(dynamic_shared), stash_cols};
+  const DevPtr<A> exchange = ptr_cast<A*>(dynamic_shared + stash_bytes(stash_cols, sizeof(D)));
+  int turn = 0;
   const bool sliced = n.heads > 1;
-  const unsigned per_block = sliced ? 1u : blockDim.y;  // rows
+  const unsigned per_block = sliced ? 1u : blockDim.y;  // rows (in parts: one)
   const unsigned slot_of_row = sliced ? 0u : threadIdx.y;
-  const DevPtr<A> stats = ptr_cast<A*>(dynamic_shared + stash_bytes(stash_cols, sizeof(D)));
+  const DevPtr<A> stats = exchange + split_exchange_entries(split.slices);
   DevPtr<A> s_row = stats + i64(slot_of_row) * n.heads;  // sigma(z_h) of this thread's row
   DevPtr<A> slot = stats + i64(per_block) * n.heads;     // slices_sum's
+  const int units = kSplit ? units_arg : n.heads;        // of a part
+  const i64 w = kSplit ? unit_arg : x.cols / n.heads;    // a unit's columns
   const int h0 = sliced ? int(threadIdx.y) : 0, dh = sliced ? int(blockDim.y) : 1;
-  const i64 w = x.cols / n.heads;
-  for (i64 base = i64(blockIdx.x) * per_block; base < x.rows; base += i64(gridDim.x) * per_block) {
+  // the parts this block walks: its rank's in a cluster, else all of them
+  const i64 p0 = split.slices > 1 ? i64(split.rank()) : 0;
+  const i64 p1 = split.slices > 1 ? p0 + 1 : parts;
+  // their units: u0 .. u1 - 1, unit u kept in the stash from (u - u0) w
+  const int u0 = int(p0) * units, u1 = int(p1) * units;
+  const i64 groups = gridDim.x / unsigned(split.slices);  // a block, or a cluster, a row group
+  for (i64 base = i64(blockIdx.x / unsigned(split.slices)) * per_block; base < x.rows;
+       base += groups * per_block) {
     const i64 i = base + slot_of_row;
     const bool on = i < x.rows;
     DevPtr<const D> xr = x.data + (on ? i * x.stride : 0);
-    A ss = 0;
-    for (int h = h0; h < n.heads; h += dh) {
-      A dot = 0;
-      if (on)
-        for (i64 j = first_col<V>(); j < w; j += col_step<V>()) {
-          A v[V], b[V];
-          load_keep<V>(xr + h * w, j, w, stash, h * w + j, v);
-          load<V>(n.beta + h * w, j, w, b);
+    A sums[2] = {0, 0};  // sum x^2; the one head's x . beta
+    for (i64 p = p0; p < p1; ++p) {
+      A ss = 0;
+      for (int hl = h0; hl < units; hl += dh) {
+        const int u = int(p) * units + hl;
+        A dot = 0;
+        if (on)
+          for (i64 j = first_col<V>(); j < w; j += col_step<V>()) {
+            A v[V], b[V];
+            load_keep<V>(xr + u * w, j, w, stash, (u - u0) * w + j, v);
+            load<V>(n.beta + u * w, j, w, b);
 #pragma unroll
-          for (int k = 0; k < V; ++k) {
-            ss += v[k] * v[k];
-            dot += v[k] * b[k];
+            for (int k = 0; k < V; ++k) {
+              ss += v[k] * v[k];
+              dot += v[k] * b[k];
+            }
           }
+        dot = group_sum(dot, scratch);
+        if (kSplit && !sliced) {  // a slice of the one head: x . beta is the parts'
+          sums[1] = p == p0 ? dot : sums[1] + dot;
+        } else if (threadIdx.x == 0) {
+          st(s_row + u, activate(n.sigma, dot));
+          if (on && z_out) st(z_out + (i * n.heads + u), dot);
         }
-      dot = group_sum(dot, scratch);
-      if (threadIdx.x == 0) {
-        st(s_row + h, activate(n.sigma, dot));
-        if (on && z_out) st(z_out + (i * n.heads + h), dot);
       }
+      ss = group_sum(ss, scratch);
+      if (sliced) ss = slices_sum(ss, slot);  // in slice order
+      sums[0] = p == p0 ? ss : sums[0] + ss;
     }
-    ss = group_sum(ss, scratch);
-    if (sliced) ss = slices_sum(ss, slot);  // in slice order
+    row_statistics(split, sums, i, turn, exchange);
+    if (kSplit && !sliced && threadIdx.x == 0) {
+      st(s_row, activate(n.sigma, sums[1]));
+      if (on && z_out && p0 == 0) st(z_out + i, sums[1]);
+    }
     __syncthreads();  // s_row written by thread 0 of each slice is seen by the whole block
     if (on) {
-      const A r = inverse_sqrt_or_nan<D>(ss / A(x.cols) + eps);
-      if (threadIdx.x == 0 && threadIdx.y == slot_of_row && rstd_out) st(rstd_out + i, r);
+      const A r = inverse_sqrt_or_nan<D>(sums[0] / A(x.cols) + eps);
+      if (threadIdx.x == 0 && threadIdx.y == slot_of_row && rstd_out && p0 == 0)
+        st(rstd_out + i, r);
       DevPtr<D> yr = y.data + i * y.stride;
-      // back to front: the slice's last head first, each from its last column
-      for (int h = h0 + (n.heads - 1 - h0) / dh * dh; h >= h0; h -= dh) {
-        const A s = ld(s_row + h);
+      // back to front: the slice's last unit first, each from its last column
+      // (a slice's units, u0 + h0 + k dh, run on over the parts: dh divides
+      // units)
+      for (int u = u0 + h0 + (u1 - u0 - 1 - h0) / dh * dh; u >= u0; u -= dh) {
+        const A s = ld(s_row + (kSplit && !sliced ? 0 : u));
         for (i64 j = last_col<V>(w); j >= 0; j -= col_step<V>()) {
           A v[V], a[V], out[V];
-          load_kept<V>(xr + h * w, j, w, stash, h * w + j, v);
-          load_alpha<V>(n, h, j, w, a);
+          load_kept<V>(xr + u * w, j, w, stash, (u - u0) * w + j, v);
+          load_alpha<V>(n, u, j, w, a);
           if constexpr (kAda) {
             A gc[V], ec[V];
-            load<V>(n.gamma_c.data + i * n.gamma_c.stride + h * w, j, w, gc);
-            load<V>(n.eta_c.data + i * n.eta_c.stride + h * w, j, w, ec);
+            load<V>(n.gamma_c.data + i * n.gamma_c.stride + u * w, j, w, gc);
+            load<V>(n.eta_c.data + i * n.eta_c.stride + u * w, j, w, ec);
 #pragma unroll
             for (int k = 0; k < V; ++k)
               out[k] = ((a[k] * s + A(1)) * (v[k] * r)) * (A(1) + gc[k]) + ec[k];
           } else {
             A g[V];
-            load_or<V>(n.gamma ? n.gamma + h * w : nullptr, j, w, A(0), g);
+            load_or<V>(n.gamma ? n.gamma + u * w : nullptr, j, w, A(0), g);
 #pragma unroll
             for (int k = 0; k < V; ++k) out[k] = (a[k] * s + g[k]) * (v[k] * r);
           }
-          store<V>(yr + h * w, j, w, out);
+          store<V>(yr + u * w, j, w, out);
         }
       }
     }
     __syncthreads();  // s_row is rewritten for the next row only after every read
   }
+  end_split(split);
 }
 
 // AdaSeeDNorm's backward holds the condition's row and two more gradients
@@ -178,9 +230,8 @@ __global__ void __launch_bounds__(kMaxThreads)
 // spilled 16-136 bytes. Their groups stop at 512 threads too (split_geometry
 // gives a part of 8192 columns 512 in every storage type: two accesses a
 // thread a row in bf16, four in fp32, eight in fp64).
-inline constexpr int kAdaMaxThreads = 512;
 template <bool kAda, bool kSplit = false>
-inline constexpr int kBackwardThreads = kAda || kSplit ? kAdaMaxThreads : kMaxThreads;
+inline constexpr int kBackwardThreads = kAda || kSplit ? kSplitMaxThreads : kMaxThreads;
 
 // Partial row layout: [dbeta: D][dgamma: D][dalpha: D (vector) | 1 (scalar) | 0].
 // Under a row split into S parts (partials.cuh's RowSplit): a part is a
@@ -405,21 +456,29 @@ void run_forward(const char* where, const Params<T>& p, const Config& c, const C
       cond ? width_for(where, p, c, w, {x.data, y.data, cond->gamma_c.data, cond->eta_c.data},
                        {x.stride, y.stride, cond->gamma_c.stride, cond->eta_c.stride})
            : width_for(where, p, c, w, {x.data, y.data}, {x.stride, y.stride});
-  // one head: rows_per_block rows a block; more: a row a block, its heads in slices
-  const Geometry g = c.heads == 1
-                         ? forward_geometry(x.rows, w, V, grid_limit(where))
-                         : head_forward_geometry(x.rows, x.cols, c.heads, V, grid_limit(where));
-  const int rows_per_block = c.heads == 1 ? g.rows_per_block : 1;
-  const std::size_t own = sizeof(Acc<T>) * (std::size_t(c.heads) * rows_per_block +
-                                            (c.heads == 1 ? 0 : g.rows_per_block));
-  const i64 stash =
-      stash_columns(x.cols, sizeof(T), V, rows_per_block, own, opt_in_shared_bytes(where));
-  const std::size_t smem = static_cast<std::size_t>(stash_bytes(stash, sizeof(T))) + own;
+  // one head: rows_per_block rows a block; more: a row a block, its heads in
+  // slices; a row the stash would not hold in parts (plan_forward). The
+  // kernel's own shared memory: sigma(z_h) for each head of each row, and
+  // with more heads a slices_sum slot per slice (rows_per_block is the slices)
+  const auto own = [&](const Geometry& g) {
+    return sizeof(Acc<T>) *
+           (c.heads == 1 ? std::size_t(g.rows_per_block) : std::size_t(c.heads) + g.rows_per_block);
+  };
+  const ForwardPlan<Acc<T>> f =
+      plan_forward<Acc<T>>(where, x.rows, x.cols, sizeof(T), V, c.heads, own, kSplitMaxThreads);
+  const int units = c.heads > 1 ? c.heads / f.parts : 1;  // of a part: heads, or a slice
   with_vector_width<T>(V, [&](auto vc) {
-    constexpr auto kernel = forward_kernel<Dev<T>, vc(), kAda>;
-    allow_dynamic_shared(where, kernel, smem);
-    launch<kernel>(g.blocks, dim3(g.group, g.rows_per_block), smem, stream, net(p, c, cond), dev(x),
-                   dev(y), Acc<T>(c.eps), stash, rstd, z);
+    const auto run = [&](auto split) {  // std::bool_constant: kSplit
+      constexpr auto kernel = forward_kernel<Dev<T>, decltype(vc)::value, kAda, split()>;
+      allow_dynamic_shared(where, kernel, f.smem);
+      launch_cluster<kernel>(f.grid(), dim3(f.geo.group, f.geo.rows_per_block), f.blocks_a_row,
+                             f.smem, stream, net(p, c, cond), dev(x), dev(y), Acc<T>(c.eps),
+                             f.stash, rstd, z, f.parts, units, x.cols / f.parts / units, f.split);
+    };
+    if (f.parts > 1)
+      run(std::true_type{});
+    else
+      run(std::false_type{});
   });
   check_launch(where);
 }

@@ -166,8 +166,9 @@ inline int group_size(i64 width, int V, int max_threads = kMaxThreads) {
 // kept 8 SMs busy of 132), and a grid that strides beyond max_blocks (at most
 // kMaxBlocks). The rows per block never change a result's bits: each row is
 // its own group's.
-inline Geometry forward_geometry(i64 rows, i64 width, int V, i64 max_blocks = kMaxBlocks) {
-  const int g = group_size(width, V);
+inline Geometry forward_geometry(i64 rows, i64 width, int V, i64 max_blocks = kMaxBlocks,
+                                 int max_threads = kMaxThreads) {
+  const int g = group_size(width, V, max_threads);
   const int r =
       static_cast<int>(std::clamp<i64>(rows / kFillBlocks, 1, std::max(1, kForwardThreads / g)));
   const i64 blocks = std::min({(rows + r - 1) / r, kMaxBlocks, max_blocks});
@@ -357,10 +358,11 @@ inline int head_slices(int heads, int group, int row_group) {
 // block kept 8 rows of every 256-thread block in flight between a row's two
 // passes: 1.51-1.59x the minimum bytes in the speed model at every width.)
 inline Geometry head_forward_geometry(i64 rows, i64 cols, int heads, int V,
-                                      i64 max_blocks = kMaxBlocks) {
-  const int g = group_size(cols / heads, V);
+                                      i64 max_blocks = kMaxBlocks, int max_threads = kMaxThreads) {
+  const int g = group_size(cols / heads, V, max_threads);
   const i64 blocks = std::min({rows, kMaxBlocks, max_blocks});
-  return {g, head_slices(heads, g, group_size(cols, V)), static_cast<unsigned>(blocks)};
+  return {g, head_slices(heads, g, group_size(cols, V, max_threads)),
+          static_cast<unsigned>(blocks)};
 }
 
 }  // namespace scaleref::cuda::detail

@@ -619,41 +619,58 @@ PartialPlan<A> plan_partials(const char* where, Workspace& ws, i64 blocks, i64 c
   return plan;
 }
 
-// The launch of RMSNorm's and LayerNorm's forward over rows of `width`
-// entries of `entry_bytes` read V at a time. A row the stash would not hold
-// (row_slices of its own bytes; `may_split` false: never) is taken in
-// `parts` parts: in a cluster of a block a part where clusters can be
+// The launch of a forward over rows of `width` entries of `entry_bytes` read
+// V at a time, of `heads` heads (0: the row is never taken in parts;
+// RMSNorm's rows of several heads, each head its own segment). A row the
+// stash would not hold (row_slices of its own bytes) is taken in `parts`
+// parts, whole heads where there are more than one (parts cut to a power of
+// two dividing them): in a cluster of a block a part where clusters can be
 // launched (each stashing its part, the exchange after the stash), else a
-// block a row walks the parts (the kernels' RowParts, their split with one
-// slice). Otherwise forward_geometry's launch with the row's stash.
+// block a row walks the parts (their split with one slice). Otherwise
+// forward_geometry's launch with the row's stash (more than one head:
+// head_forward_geometry's, a row a block, its heads in slices). `own(geo)`:
+// the bytes of shared memory the kernel keeps after the exchange, for the
+// launch geo; `part_threads`: the most threads a block of a row in parts may
+// have (that kernel's __launch_bounds__).
 template <class A>
 struct ForwardPlan {
   int parts = 1;              // parts of a row
   unsigned blocks_a_row = 1;  // the cluster: parts, or 1
   Geometry geo;               // geo.blocks row groups (of blocks_a_row blocks)
   i64 stash = 0;              // stash_columns
-  std::size_t smem = 0;       // the stash, then the exchange
+  std::size_t smem = 0;       // the stash, the exchange, then own(geo)
   RowSplit<A> split;          // slices = blocks_a_row
   unsigned grid() const { return geo.blocks * blocks_a_row; }
 };
-template <class A>
+struct NoSharedOfItsOwn {
+  std::size_t operator()(const Geometry&) const { return 0; }
+};
+template <class A, class Own = NoSharedOfItsOwn>
 ForwardPlan<A> plan_forward(const char* where, i64 rows, i64 width, std::size_t entry_bytes, int V,
-                            bool may_split) {
+                            int heads, Own own = {}, int part_threads = kMaxThreads) {
   ForwardPlan<A> f;
   const i64 grid = grid_limit(where);
   f.parts =
-      may_split ? row_slices(width, 1, entry_bytes, static_cast<int>(16 / entry_bytes), grid) : 1;
+      heads > 0 ? row_slices(width, 1, entry_bytes, static_cast<int>(16 / entry_bytes), grid) : 1;
+  while (heads > 1 && heads % f.parts != 0) f.parts /= 2;
   const bool cluster = f.parts > 1 && can_launch_clusters(where);
   f.blocks_a_row = cluster ? static_cast<unsigned>(f.parts) : 1u;
-  f.geo = forward_geometry(rows, width / f.parts, V, grid / f.blocks_a_row);
-  if (f.parts > 1)  // a row a block (a row group a cluster)
-    f.geo = {f.geo.group, 1,
-             static_cast<unsigned>(std::min({rows, kMaxBlocks, grid / f.blocks_a_row}))};
+  const i64 part = width / f.parts, max_blocks = grid / f.blocks_a_row;
+  const int threads = f.parts > 1 ? part_threads : kMaxThreads;
+  if (heads > 1) {
+    f.geo = head_forward_geometry(rows, part, heads / f.parts, V, max_blocks, threads);
+  } else {
+    f.geo = forward_geometry(rows, part, V, max_blocks, threads);
+    if (f.parts > 1)  // a row a block (a row group a cluster)
+      f.geo = {f.geo.group, 1, static_cast<unsigned>(std::min({rows, kMaxBlocks, max_blocks}))};
+  }
+  const int rows_per_block = heads > 1 ? 1 : f.geo.rows_per_block;
   const std::size_t exchange =
       cluster ? static_cast<std::size_t>(split_exchange_entries(f.parts)) * sizeof(A) : 0;
-  f.stash = stash_columns(cluster ? width / f.parts : width, entry_bytes, V, f.geo.rows_per_block,
-                          exchange, opt_in_shared_bytes(where));
-  f.smem = static_cast<std::size_t>(stash_bytes(f.stash, static_cast<i64>(entry_bytes))) + exchange;
+  const std::size_t kept = exchange + own(f.geo);
+  f.stash = stash_columns(cluster ? part : width, entry_bytes, V, rows_per_block, kept,
+                          opt_in_shared_bytes(where));
+  f.smem = static_cast<std::size_t>(stash_bytes(f.stash, static_cast<i64>(entry_bytes))) + kept;
   f.split.slices = static_cast<int>(f.blocks_a_row);
   return f;
 }
