@@ -269,14 +269,17 @@ TEST(EmuTraffic, AVectorEveryBlockReadsAgainIsAnL2HitNotAFarReRead) {
   const emu::LaunchTraffic t = only_launch();
   EXPECT_EQ(t.first_read_sectors, (blocks * rows * n + n) * 4u / 32u);
   EXPECT_EQ(t.shared_first_read_sectors, unsigned(sectors));  // gamma's: the blocks share them
-  // blocks 1-3 found gamma touched by block 0: their first row's 7 more lanes
-  // of each sector, and every later row, are shared re-reads
-  EXPECT_EQ(t.shared_rereads, (blocks - 1u) * (7u * sectors + (rows - 1u) * n));
-  // block 0 could not know: its later rows re-read gamma at a row's distance
-  // (its 256 threads at 48 bytes a row each, x, gamma and y: 12 KiB, bucket 13)
+  // every block's re-reads of gamma are shared re-reads: its first row's 7
+  // more lanes of each sector, and every later row; block 0's too, which ran
+  // before any other block touched gamma (its later rows re-read it at a
+  // row's distance: 256 threads at 48 bytes a row each, x, gamma and y, 12
+  // KiB, bucket 13), and which the launch's end finds shared
+  EXPECT_EQ(t.shared_rereads, blocks * (7u * sectors + (rows - 1u) * n));
   std::uint64_t far = 0;
   for (int k = 13; k < emu::kReuseBuckets; ++k) far += t.reread[k];
-  EXPECT_EQ(far, (rows - 1u) * sectors);
+  EXPECT_EQ(far, 0u);
+  // x's: the 7 more lanes of each of its sectors, at distance 0
+  EXPECT_EQ(t.reread[0], blocks * rows * 7u * sectors);
 }
 
 // Sampled, 4 of 64 blocks run: their rows stand for the other blocks' (the

@@ -48,6 +48,11 @@ struct BlockTraffic {
   std::uint64_t threads = 1;
 };
 
+// A logged re-read's code: its bucket (under kReuseBuckets = 48), and this
+// bit where it followed the block's store to the sector.
+constexpr std::uint8_t kDirtyReread = 0x80;
+static_assert(kReuseBuckets <= kDirtyReread);
+
 struct State {
   std::vector<LaunchTraffic> done;
   LaunchTraffic cur;
@@ -60,8 +65,13 @@ struct State {
   std::unordered_set<std::uint64_t> seen, written;   // sectors, this launch
   std::unordered_set<std::uint64_t> first_reads;     // sectors a load touched first
   std::unordered_set<std::uint64_t> shared_sectors;  // sectors more than one block touched
-  BlockTraffic block;                                // the running block's
-  std::vector<BlockTraffic> parked;                  // a cluster's parked blocks', by rank
+  // re-reads of sectors no other block had touched yet, their bucket (and
+  // kDirtyReread), for the launch's end: where another block touched the
+  // sector later, they too are shared re-reads
+  std::vector<std::uint64_t> reread_sectors;
+  std::vector<std::uint8_t> reread_codes;
+  BlockTraffic block;                // the running block's
+  std::vector<BlockTraffic> parked;  // a cluster's parked blocks', by rank
 };
 
 State& state() {
@@ -169,6 +179,8 @@ void begin_launch(const char* kernel, dim3 grid, dim3 block, std::size_t shared_
   s.written.clear();
   s.first_reads.clear();
   s.shared_sectors.clear();
+  s.reread_sectors.clear();
+  s.reread_codes.clear();
   s.open = true;
 }
 
@@ -203,6 +215,16 @@ void end_launch() {
   s.cur.written_sectors = s.written.size();
   for (std::uint64_t sec : s.first_reads)
     s.cur.shared_first_read_sectors += s.shared_sectors.count(sec);
+  for (std::size_t k = 0; k < s.reread_sectors.size(); ++k) {
+    if (s.shared_sectors.count(s.reread_sectors[k])) {
+      ++s.cur.shared_rereads;
+      continue;
+    }
+    const std::uint8_t code = s.reread_codes[k];
+    const auto bucket = static_cast<std::size_t>(code & ~kDirtyReread);
+    ++s.cur.reread[bucket];
+    if (code & kDirtyReread) ++s.cur.reread_dirty[bucket];
+  }
   s.done.push_back(std::move(s.cur));
   s.open = false;
 }
@@ -246,8 +268,8 @@ void access(const void* p, std::size_t n, bool shared, bool store, std::uint32_t
       const std::uint64_t distance = now > it->second ? now - it->second : 0;
       const int bucket =
           distance < 2 ? 0 : std::min(kReuseBuckets - 1, int(std::bit_width(distance)) - 1);
-      ++s.cur.reread[static_cast<std::size_t>(bucket)];
-      if (was_dirty) ++s.cur.reread_dirty[static_cast<std::size_t>(bucket)];
+      s.reread_sectors.push_back(sec);  // binned at the launch's end (end_launch)
+      s.reread_codes.push_back(static_cast<std::uint8_t>(bucket | (was_dirty ? kDirtyReread : 0)));
     }
     it->second = std::max(it->second, now);
   }

@@ -48,9 +48,15 @@
 // the sector back before it is read again (the model counts both; one
 // write per written sector was all it counted before Nsight Compute, on an
 // H200, wrote 784 MB where the model had 239 in SeeDNorm's bf16 backward at
-// 1024 x 65536, its sums in global memory). The first block to
-// run cannot know yet that others will share a sector: its re-reads go to
-// the histogram (with 16 blocks sampled, a sixteenth of them). Not
+// 1024 x 65536, its sums in global memory). The first blocks to
+// run cannot know yet that others will share a sector: their re-reads are
+// binned at the launch's end, when every block that ran has touched what it
+// touches, and those of sectors another block touched are shared re-reads
+// too. (Binned as they happened, a sampled launch in clusters of 8, two
+// clusters run, had the first cluster's re-reads of beta, a row apart, in
+// the histogram, and the model counted them far, scaled as the blocks' own:
+// 267 MB, 0.17x of the minimum, of fp64 SeeDNorm's backward at 1024 x
+// 65536.) Not
 // modelled: L1 (each re-read is an L2 access), the L2's associativity, its
 // write policy for partial sectors, DRAM pages, blocks that run unevenly.
 //
