@@ -313,6 +313,28 @@ def measured(ncu, shape, launch):
     return ncu.get((shape, launch["kernel"], tuple(launch["grid"]), tuple(launch["block"])))
 
 
+def dram_agreement(cases):
+    """Nsight Compute's DRAM bytes against the model's, per case whose launches it
+    all measured: {"read": ..., "read and written": ...}, each (median, lowest,
+    highest, cases within 10%, cases) of measured / modelled."""
+    out = {}
+    for what, keys, mine in (("read", ("dram__bytes_read.sum",), ("dram_read_bytes",)),
+                             ("read and written", ("dram__bytes_read.sum", "dram__bytes_write.sum"),
+                              ("dram_read_bytes", "dram_write_bytes"))):
+        r = []
+        for c in cases:
+            ls = c["launches"]
+            if not ls or any("measured" not in l for l in ls):
+                continue
+            model = sum(l[k] for l in ls for k in mine)
+            if model > 0:
+                r.append(sum(l["measured"].get(k, 0.0) for l in ls for k in keys) / model)
+        if r:
+            r.sort()
+            out[what] = (r[len(r) // 2], r[0], r[-1], sum(abs(x - 1) <= 0.10 for x in r), len(r))
+    return out
+
+
 SHARED_WAVES = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_"
 SHARED_CONFLICTS = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_"
 
@@ -431,11 +453,11 @@ def main():
             print(f"  {what:<30} {agreeing:4d} of {compared}")
         timed = [c for c in cases if c["measured_us"]]
         ratios = sorted(c["measured_us"] / c["predicted_us"] for c in timed)
-        dram = sorted(c["measured_dram_read_bytes"] / c["modelled_dram_read_bytes"] for c in timed)
         print(f"  measured / predicted time, {len(timed)} cases: median {ratios[len(ratios) // 2]:.2f}, "
               f"range {ratios[0]:.2f}-{ratios[-1]:.2f}")
-        print(f"  measured / modelled DRAM bytes read: median {dram[len(dram) // 2]:.2f}, "
-              f"range {dram[0]:.2f}-{dram[-1]:.2f}")
+        for what, (median, lo, hi, within, n) in dram_agreement(timed).items():
+            print(f"  measured / modelled DRAM bytes {what}: median {median:.2f}, range {lo:.2f}-{hi:.2f}, "
+                  f"within 10% in {within} of {n} cases")
     failed = [m for c in cases for m in misses(c, checks)]
     if checks:
         print(f"\ncheck ({', '.join(sorted(checks))}): {len(cases)} cases, {len(failed)} misses")

@@ -269,3 +269,24 @@ def test_the_counts_are_compared_with_nsight_computes_wavefronts_where_recorded(
     # a run without the wavefronts: no such row
     assert "shared wavefronts (ld+st)" not in {
         w for w, _, _ in cuda_model.counter_agreement(pairs[1:2])}
+
+
+def test_dram_bytes_are_compared_per_case_read_and_read_and_written():
+    # three cases: one of two launches whose reads the hardware matched to
+    # 5% and whose writes it left at half (what the kernel leaves in L2 is
+    # not written back while Nsight Compute counts), one 20% over on both,
+    # and one it did not measure, which neither comparison counts
+    def launch(read, written, hw_read=None, hw_written=None):
+        l = {"dram_read_bytes": read, "dram_write_bytes": written}
+        if hw_read is not None:
+            l["measured"] = {"dram__bytes_read.sum": hw_read, "dram__bytes_write.sum": hw_written}
+        return l
+
+    cases = [{"launches": [launch(100, 100, 105, 50), launch(100, 0, 105, 0)]},
+             {"launches": [launch(100, 100, 120, 120)]},
+             {"launches": [launch(100, 100)]}]
+    got = cuda_model.dram_agreement(cases)
+    assert got["read"] == (pytest.approx(1.2), pytest.approx(1.05), pytest.approx(1.2), 1, 2)
+    # 260 / 300 and 240 / 200
+    assert got["read and written"] == (pytest.approx(1.2), pytest.approx(260 / 300),
+                                       pytest.approx(1.2), 0, 2)
