@@ -151,7 +151,8 @@ void forward(const Params<T>& p, const Config& c, Rows<const T> x, Rows<T> y, Ca
   }
   const int V = vector_width<T>(where, {x.data, y.data, p.gamma}, {x.stride, y.stride, w});
   // a row of one head that the stash would not hold is summed in parts
-  const ForwardPlan<Acc<T>> f = plan_forward<Acc<T>>(where, x.rows, w, sizeof(T), V, c.heads == 1 ? 1 : 0);
+  const ForwardPlan<Acc<T>> f =
+      plan_forward<Acc<T>>(where, x.rows, w, sizeof(T), V, c.heads == 1 ? 1 : 0);
   with_vector_width<T>(V, [&](auto vc) {
     constexpr auto kernel = forward_kernel<Dev<T>, vc()>;
     allow_dynamic_shared(where, kernel, f.smem);

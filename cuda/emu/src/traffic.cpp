@@ -225,6 +225,9 @@ void end_launch() {
     ++s.cur.reread[bucket];
     if (code & kDirtyReread) ++s.cur.reread_dirty[bucket];
   }
+  // the log is the launch's alone: hand its memory back
+  std::vector<std::uint64_t>().swap(s.reread_sectors);
+  std::vector<std::uint8_t>().swap(s.reread_codes);
   s.done.push_back(std::move(s.cur));
   s.open = false;
 }

@@ -294,9 +294,9 @@ inline int sum_chunk(i64 blocks) {
 // fp32 sums at D = 16384 (192 KiB): within 1.10x of the minimum bytes in
 // the speed model; past it the sums went to global memory (1.37-4.98x at
 // D = 65536 and fp64 D = 16384, cuda/results/model/model.txt at 8b35256).
-// RMSNorm's and LayerNorm's forward ask it with a row's own bytes (1 "sum"
-// of sizeof(T)): a row past 192 KiB, which the stash would not hold whole,
-// is taken in parts (rmsnorm.cu, layernorm.cu).
+// The forwards of RMSNorm, LayerNorm and SeeDNorm ask it with a row's own
+// bytes (1 "sum" of sizeof(T); partials.cuh's plan_forward): a row past 192
+// KiB, which the stash would not hold whole, is taken in parts.
 inline constexpr std::size_t kSplitSumBytes = 192 * 1024;
 inline int row_slices(i64 width, int sums, std::size_t acc_bytes, int wide,
                       i64 max_blocks = kMaxBlocks) {

@@ -56,7 +56,9 @@
 // clusters run, had the first cluster's re-reads of beta, a row apart, in
 // the histogram, and the model counted them far, scaled as the blocks' own:
 // 267 MB, 0.17x of the minimum, of fp64 SeeDNorm's backward at 1024 x
-// 65536.) Not
+// 65536.) The log costs 9 bytes a re-read of a sector not yet shared, for
+// one launch, freed at its end: that case's cuda_traffic run peaked at 13.5
+// GB, 0.2 GB more than with re-reads binned as they happened. Not
 // modelled: L1 (each re-read is an L2 access), the L2's associativity, its
 // write policy for partial sectors, DRAM pages, blocks that run unevenly.
 //
