@@ -40,12 +40,14 @@
 #                  front (SCALEREF_SECOND_PASS): the direction rule measured
 #                  (cuda/bench/compare_runs.py sets the two side by side)
 #   clusters_on.txt, clusters_off.txt, clusters_*.json
-#                  cuda_bench's backward at 4096 x 4096, 2048 x 16384 and
-#                  1024 x 65536 with the blocks' sums added in thread-block
-#                  clusters and wide rows split over a cluster's blocks, then
-#                  without clusters (SCALEREF_CLUSTERS=off: sum_partials adds
-#                  the chunks, a split row's statistics go through global
-#                  memory between two launches): the clusters' time against
+#                  cuda_bench's forward and backward at 4096 x 4096, 2048 x
+#                  16384 and 1024 x 65536 with the blocks' sums added in
+#                  thread-block clusters and wide rows split over a
+#                  cluster's blocks (the fp32 and fp64 forwards at 65536
+#                  too), then without clusters (SCALEREF_CLUSTERS=off:
+#                  sum_partials adds the chunks, a split row's statistics go
+#                  through global memory between two launches, a forward's
+#                  block walks the row's parts): the clusters' time against
 #                  the paths without them (their bits are compared by
 #                  ctest_gpu's CudaKernels tests)
 #   torch_*.txt, torch_modules_*.json
@@ -210,9 +212,9 @@ fi
 if [[ $what == clusters ]]; then
   for clusters in on off; do
     step "clusters_$clusters" env SCALEREF_CLUSTERS=$clusters "$build/cuda/cuda_bench" \
-      --shape 4096x4096 --shape 2048x16384 --shape 1024x65536 --no-sweep --dir bwd --dtype all \
-      --op rmsnorm,layernorm,dyt,seednorm,seednorm_h16,sdd_epilogue --commit "$commit" \
-      --json "$out/clusters_$clusters.json"
+      --shape 4096x4096 --shape 2048x16384 --shape 1024x65536 --no-sweep --dir fwd,bwd \
+      --dtype all --op rmsnorm,layernorm,dyt,seednorm,seednorm_h16,sdd_epilogue \
+      --commit "$commit" --json "$out/clusters_$clusters.json"
   done
 fi
 tb=${TORCH_BUILD_DIR:-$root/build-torch}
