@@ -112,8 +112,9 @@ __device__ A slices_sum(A v, DevPtr<A> slot) {
 // instantiation (kSplit), so that the kernels without parts keep their 32-51
 // registers (one kernel for both took 52-64: at 4096 columns, fp64's 512
 // threads a row went from 3 blocks an SM to 2). Its groups stop at 512
-// threads (kSplitMaxThreads) and its bound asks for 2 blocks an SM, which
-// leaves 64 registers: with the thread bound alone, ptxas held its V = 1
+// threads (kSplitMaxThreads) and its bound asks for 2 blocks an SM (the
+// others' for none: a 0 there emits no .minnctapersm), which leaves 64
+// registers: with the thread bound alone, ptxas held its V = 1
 // kernels to 40 registers and spilled 8-32 bytes. Without kSplit the split's
 // arguments are ignored: one part, and the code and the order of the sums
 // there were before.
