@@ -178,13 +178,13 @@ def misses(case, checks):
     return out
 
 
-def run_traffic(build, shapes, dtypes, sample):
+def run_traffic(build, shapes, dtypes, sample, dirs="fwd,bwd"):
     exe = os.path.join(build, "cuda", "emu", "cuda_traffic")
     if not os.path.exists(exe):
         sys.exit(f"cuda_model: {exe} not built (cmake --build {build} --target cuda_traffic)")
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "traffic.json")
-        args = [exe, "--json", out, "--dtype", dtypes, "--sample", str(sample)]
+        args = [exe, "--json", out, "--dtype", dtypes, "--sample", str(sample), "--dir", dirs]
         for s in shapes:
             args += ["--shape", s]
         subprocess.run(args, check=True, stdout=subprocess.DEVNULL)
