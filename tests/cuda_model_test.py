@@ -234,9 +234,10 @@ def test_the_forward_kernels_counts_are_the_hardwares():
     # 4096 x 4096: the forward kernels, which this comparison's commit did not change,
     # but for SeeDNorm's 16-head forward: it has taken a row a block, its heads in
     # slices, since (cuda/src/detail/launch.hpp's head_forward_geometry), a launch
-    # that no GPU has counted yet. SeeDNorm's forward kernel has a template
-    # parameter more since (kSplit: rows in parts), false at 4096: its loads and
-    # stores are those of the kernel Nsight Compute counted, under the old name
+    # that no GPU has counted yet. The forward kernels of RMSNorm, LayerNorm and
+    # SeeDNorm have a template parameter more since (kSplit: rows in parts),
+    # false at 4096: their loads and stores are those of the kernels Nsight
+    # Compute counted, under the old names
     ncu = cuda_model.read_ncu(os.path.join(ROOT, "cuda", "results",
                                            "2026-11-26-nvidia-h100-80gb-hbm3", "run1"))
     doc = traffic(["4096x4096"], "bf16", 16)
@@ -246,7 +247,8 @@ def test_the_forward_kernels_counts_are_the_hardwares():
             continue
         for l in c["launches"]:
             m = cuda_model.model_launch(l, {})
-            if m["kernel"].startswith("seednorm::forward_kernel<"):
+            if m["kernel"].split("::")[0] in ("rmsnorm", "layernorm", "seednorm") and \
+                    "::forward_kernel<" in m["kernel"]:
                 assert m["kernel"].endswith(",0>"), m["kernel"]
                 m["kernel"] = cuda_model.normalized(m["kernel"][:-len(",0>")] + ">")
             hw = cuda_model.measured(ncu, "4096x4096", m)

@@ -35,13 +35,19 @@ using namespace detail;
 // blocks a row, block r the r-th part (split.slices = parts: through
 // distributed shared memory, partials.cuh's row_statistics), or, where
 // clusters cannot be launched, a block a row walking every part in turn
-// (split.slices = 1): the same sums in the same order, so the same bits.
-template <class D, int V>
+// (split.slices = 1): the same sums in the same order, so the same bits. A
+// row in parts is its own instantiation (kSplit): one kernel for both had
+// taken the forward from 28-56 registers to 56-64 (fp32's 4096 x 4096 from
+// 5 blocks of 256 threads an SM to 4). Without kSplit the split's arguments
+// are ignored: one part, the code there was before.
+template <class D, int V, bool kSplit>
 __global__ void __launch_bounds__(kMaxThreads, 1)
     forward_kernel(DevRows<const D> x, DevRows<D> y, DevPtr<const D> gamma, DevPtr<const D> beta,
                    AccT<D> eps, bool zero_eps, i64 stash_cols, DevPtr<AccT<D>> mean_out,
-                   DevPtr<AccT<D>> rstd_out, int parts, RowSplit<AccT<D>> split) {
+                   DevPtr<AccT<D>> rstd_out, int parts_arg, RowSplit<AccT<D>> split_arg) {
   using A = AccT<D>;
+  const RowSplit<A> split = kSplit ? split_arg : RowSplit<A>{};
+  const int parts = kSplit ? parts_arg : 1;
   SCALEREF_SHARED(ScratchRow<A>, scratch, 32);
   const RowStash<D> stash{ptr_cast<D*>(dynamic_shared), stash_cols};  // its parts' first columns
   const DevPtr<A> exchange = ptr_cast<A*>(dynamic_shared + stash_bytes(stash_cols, sizeof(D)));
@@ -207,11 +213,13 @@ void forward(const Params<T>& p, const Config& c, Rows<const T> x, Rows<T> y, Ca
   // a row that the stash would not hold is taken in parts
   const ForwardPlan<Acc<T>> f = plan_forward<Acc<T>>(where, x.rows, x.cols, sizeof(T), V, 1);
   with_vector_width<T>(V, [&](auto vc) {
-    constexpr auto kernel = forward_kernel<Dev<T>, vc()>;
-    allow_dynamic_shared(where, kernel, f.smem);
-    launch_cluster<kernel>(f.grid(), dim3(f.geo.group, f.geo.rows_per_block), f.blocks_a_row,
-                           f.smem, stream, dev(x), dev(y), dev(p.gamma), dev(p.beta), Acc<T>(c.eps),
-                           c.eps == 0, f.stash, mean, rstd, f.parts, f.split);
+    with_split(f.parts > 1, [&](auto split) {
+      constexpr auto kernel = forward_kernel<Dev<T>, decltype(vc)::value, split()>;
+      allow_dynamic_shared(where, kernel, f.smem);
+      launch_cluster<kernel>(f.grid(), dim3(f.geo.group, f.geo.rows_per_block), f.blocks_a_row,
+                             f.smem, stream, dev(x), dev(y), dev(p.gamma), dev(p.beta),
+                             Acc<T>(c.eps), c.eps == 0, f.stash, mean, rstd, f.parts, f.split);
+    });
   });
   check_launch(where);
 }

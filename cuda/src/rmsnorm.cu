@@ -29,12 +29,19 @@ using namespace detail;
 // (split.slices = parts: the sums through distributed shared memory,
 // partials.cuh's row_statistics), or, where clusters cannot be launched, a
 // block a row walking every part in turn (split.slices = 1): the same sums in
-// the same order, so the same bits.
-template <class D, int V>
+// the same order, so the same bits. A row in parts is its own instantiation
+// (kSplit): one kernel for both had taken the forward from 26-36 registers
+// to 58-64, and fp32's 4096 x 4096 from 8 blocks of 256 threads an SM to 4
+// (the speed model's occupancy, 1.00 to 0.50). Without kSplit the split's
+// arguments are ignored: one part, the code there was before.
+template <class D, int V, bool kSplit>
 __global__ void __launch_bounds__(kMaxThreads)
     forward_kernel(DevRows<const D> x, DevRows<D> y, DevPtr<const D> gamma, int heads, AccT<D> eps,
-                   i64 stash_cols, DevPtr<AccT<D>> rstd, int parts, RowSplit<AccT<D>> split) {
+                   i64 stash_cols, DevPtr<AccT<D>> rstd, int parts_arg,
+                   RowSplit<AccT<D>> split_arg) {
   using A = AccT<D>;
+  const RowSplit<A> split = kSplit ? split_arg : RowSplit<A>{};
+  const int parts = kSplit ? parts_arg : 1;
   SCALEREF_SHARED(ScratchRow<A>, scratch, 32);
   const RowStash<D> stash{ptr_cast<D*>(dynamic_shared), stash_cols};  // its parts' first columns
   const DevPtr<A> exchange = ptr_cast<A*>(dynamic_shared + stash_bytes(stash_cols, sizeof(D)));
@@ -154,11 +161,13 @@ void forward(const Params<T>& p, const Config& c, Rows<const T> x, Rows<T> y, Ca
   const ForwardPlan<Acc<T>> f =
       plan_forward<Acc<T>>(where, x.rows, w, sizeof(T), V, c.heads == 1 ? 1 : 0);
   with_vector_width<T>(V, [&](auto vc) {
-    constexpr auto kernel = forward_kernel<Dev<T>, vc()>;
-    allow_dynamic_shared(where, kernel, f.smem);
-    launch_cluster<kernel>(f.grid(), dim3(f.geo.group, f.geo.rows_per_block), f.blocks_a_row,
-                           f.smem, stream, dev(x), dev(y), dev(p.gamma), c.heads, Acc<T>(c.eps),
-                           f.stash, rstd, f.parts, f.split);
+    with_split(f.parts > 1, [&](auto split) {
+      constexpr auto kernel = forward_kernel<Dev<T>, decltype(vc)::value, split()>;
+      allow_dynamic_shared(where, kernel, f.smem);
+      launch_cluster<kernel>(f.grid(), dim3(f.geo.group, f.geo.rows_per_block), f.blocks_a_row,
+                             f.smem, stream, dev(x), dev(y), dev(p.gamma), c.heads, Acc<T>(c.eps),
+                             f.stash, rstd, f.parts, f.split);
+    });
   });
   check_launch(where);
 }

@@ -469,17 +469,13 @@ void run_forward(const char* where, const Params<T>& p, const Config& c, const C
       plan_forward<Acc<T>>(where, x.rows, x.cols, sizeof(T), V, c.heads, own, kSplitMaxThreads);
   const int units = c.heads > 1 ? c.heads / f.parts : 1;  // of a part: heads, or a slice
   with_vector_width<T>(V, [&](auto vc) {
-    const auto run = [&](auto split) {  // std::bool_constant: kSplit
+    with_split(f.parts > 1, [&](auto split) {
       constexpr auto kernel = forward_kernel<Dev<T>, decltype(vc)::value, kAda, split()>;
       allow_dynamic_shared(where, kernel, f.smem);
       launch_cluster<kernel>(f.grid(), dim3(f.geo.group, f.geo.rows_per_block), f.blocks_a_row,
                              f.smem, stream, net(p, c, cond), dev(x), dev(y), Acc<T>(c.eps),
                              f.stash, rstd, z, f.parts, units, x.cols / f.parts / units, f.split);
-    };
-    if (f.parts > 1)
-      run(std::true_type{});
-    else
-      run(std::false_type{});
+    });
   });
   check_launch(where);
 }
@@ -537,7 +533,7 @@ void run_backward(const char* where, const Params<T>& p, const Config& c, const 
       second_pass_back_to_front(where, (kAda ? 3 : 2) * static_cast<std::size_t>(part) * sizeof(T),
                                 plan, geo.blocks * parts, geo.group * slices);
   with_vector_width<T>(V, [&](auto vc) {
-    const auto run = [&](auto split) {  // std::bool_constant: kSplit
+    with_split(parts > 1, [&](auto split) {
       constexpr auto kernel = backward_kernel<Dev<T>, decltype(vc)::value, kAda, split()>;
       allow_dynamic_shared(where, kernel, plan.smem);
       for (int k = 0; k < plan.launches(); ++k)
@@ -545,11 +541,7 @@ void run_backward(const char* where, const Params<T>& p, const Config& c, const 
                                plan.smem, stream, net(p, c, cond), dev(x), dev(dy), dev(dx),
                                dev(dgc), dev(dec), cache.rstd.data(), cache.z.data(), plan.partials,
                                plan.kept, plan.cluster, back, plan.split(k), part, units);
-    };
-    if (parts > 1)
-      run(std::true_type{});
-    else
-      run(std::false_type{});
+    });
   });
   check_launch(where);
   Outputs<Dev<T>> outs;

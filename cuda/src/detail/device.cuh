@@ -422,6 +422,17 @@ void with_vector_width(int V, F&& f) {
   }
 }
 
+// Runs f(std::bool_constant<split>{}): a kernel's instantiation with a row
+// split (kSplit) or without.
+template <class F>
+void with_split(bool split, F&& f) {
+  if (split) {
+    f(std::true_type{});
+  } else {
+    f(std::false_type{});
+  }
+}
+
 // Dynamic shared memory, one declaration for every kernel (kernels of
 // different types must not redeclare it with different element types):
 // `extern __shared__` under nvcc, the emulator's arena otherwise (kernel.hpp).
